@@ -1,0 +1,119 @@
+// The C++ API: argument validation (the same for every step), step resolution, launch.
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "harness/device_info.hpp"
+#include "ladder/ladder.hpp"
+#include "step.hpp"
+
+namespace ladder {
+namespace {
+
+using detail::Problem;
+using detail::Step;
+
+std::string known_steps() {
+  std::string s;
+  for (const Step* st : detail::registry()) s += std::string(st->id) + " ";
+  return s + "best";
+}
+
+Problem make_problem(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K, Strides st) {
+  return Problem{A, B, D, M, N, K, st.lda ? st.lda : K, st.ldb ? st.ldb : K, st.ldd ? st.ldd : N};
+}
+
+// Checks that hold for every step. Throws ladder::Error.
+void validate_common(const Problem& p, bool check_pointers) {
+  if (p.M <= 0 || p.N <= 0 || p.K <= 0)
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, "M, N and K must be positive (got M=" + std::to_string(p.M) +
+                                                   ", N=" + std::to_string(p.N) + ", K=" + std::to_string(p.K) + ")");
+  if (p.lda < p.K) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "lda must be >= K (got lda=" + std::to_string(p.lda) + ")");
+  if (p.ldb < p.K) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "ldb must be >= K (got ldb=" + std::to_string(p.ldb) + ")");
+  if (p.ldd < p.N) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "ldd must be >= N (got ldd=" + std::to_string(p.ldd) + ")");
+  // Element counts (rows × leading dimension) must fit in bytes addressable with int64.
+  constexpr int64_t kMaxElems = std::numeric_limits<int64_t>::max() / 2;
+  auto fits = [&](int64_t rows, int64_t ld) { return rows <= kMaxElems / ld; };
+  if (!fits(p.M, p.lda) || !fits(p.N, p.ldb) || !fits(p.M, p.ldd))
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, "matrix sizes overflow 64-bit byte offsets");
+  if (!check_pointers) return;
+  if (!p.A || !p.B || !p.D) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "A, B and D must be non-null device pointers");
+  auto aligned16 = [](const void* q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
+  if (!aligned16(p.A) || !aligned16(p.B) || !aligned16(p.D))
+    throw Error(LADDER_ERROR_MISALIGNED, "A, B and D must be 16-byte aligned (every step reads and writes 16-byte vectors or uses TMA)");
+}
+
+// Resolves "best" (or an id) to a step that accepts the problem on this device; throws otherwise.
+const Step& resolve_step(std::string_view id, const Problem& p) {
+  if (id.empty() || id == "best") {
+    const harness::DeviceInfo dev = harness::current_device();
+    std::string reasons;
+    auto steps = detail::registry();
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const Step& s = **it;
+      if (dev.present && dev.cc != detail::required_cc(s.arch)) continue;
+      if (!dev.present && s.arch != detail::Arch::hopper) continue;
+      if (std::string why = s.check(p); why.empty()) return s;
+      else if (reasons.empty()) reasons = std::string(s.id) + ": " + why;
+    }
+    throw Error(LADDER_ERROR_UNSUPPORTED_SHAPE, "no step accepts M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) +
+                                                    " K=" + std::to_string(p.K) + " (" + reasons + ")");
+  }
+  const Step* s = detail::find_step(id);
+  if (!s) throw Error(LADDER_ERROR_UNKNOWN_STEP, "unknown step '" + std::string(id) + "'; known steps: " + known_steps());
+  if (std::string why = s->check(p); !why.empty())
+    throw Error(LADDER_ERROR_UNSUPPORTED_SHAPE, std::string(s->id) + " does not accept this problem: " + why);
+  return *s;
+}
+
+void require_device(const Step& s) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) throw Error(LADDER_ERROR_NO_DEVICE, std::string(s.id) + ": " + dev.error);
+  if (std::string why = harness::arch_support(s.arch); !why.empty())
+    throw Error(LADDER_ERROR_UNSUPPORTED_DEVICE, std::string(s.id) + " " + why);
+}
+
+}  // namespace
+
+namespace detail {
+void check_launch(std::string_view step_id) {
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
+}
+}  // namespace detail
+
+std::vector<StepInfo> steps() {
+  std::vector<StepInfo> out;
+  for (const Step* s : detail::registry())
+    out.push_back({std::string(s->id), std::string(detail::arch_name(s->arch)), std::string(detail::arch_target(s->arch)),
+                   std::string(s->title), std::string(s->change), std::string(s->shapes)});
+  return out;
+}
+
+void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K, std::string_view step,
+          cudaStream_t stream, Strides strides) {
+  const Problem p = make_problem(A, B, D, M, N, K, strides);
+  validate_common(p, /*check_pointers=*/true);
+  const Step& s = resolve_step(step, p);
+  require_device(s);
+  s.launch(p, stream);
+}
+
+std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides) {
+  try {
+    const Problem p = make_problem(nullptr, nullptr, nullptr, M, N, K, strides);
+    validate_common(p, /*check_pointers=*/false);
+    require_device(resolve_step(step, p));
+    return {};
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+std::string resolve(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides) {
+  const Problem p = make_problem(nullptr, nullptr, nullptr, M, N, K, strides);
+  validate_common(p, /*check_pointers=*/false);
+  return std::string(resolve_step(step, p).id);
+}
+
+}  // namespace ladder

@@ -1,0 +1,38 @@
+// wgmma vocabulary (sm_90a): CCCL's cuda::ptx has no wgmma wrappers, so these are ours.
+// One PTX instruction per function. PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply".
+#pragma once
+#include <cstdint>
+
+#include "device/descriptors.hpp"
+#include "device/sm90/wgmma_ops.cuh"
+
+namespace ladder::sm90 {
+
+// Orders register accesses to the accumulators before the wgmma that reads them (required before the
+// first wgmma and whenever other instructions touched the accumulator registers).
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+
+// Batches every uncommitted wgmma of this warpgroup into one group.
+__device__ __forceinline__ void wgmma_commit_group() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+// Waits until at most N groups are pending; the accumulators (and the SMEM read) of the others are done.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// NOTE: keeps the compiler from moving accumulator reads/writes across the async wgmma window.
+template <int R>
+__device__ __forceinline__ void fence_operand(float (&acc)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+}  // namespace ladder::sm90

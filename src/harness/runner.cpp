@@ -1,0 +1,152 @@
+#include "harness/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "harness/device_info.hpp"
+#include "ladder/ladder.hpp"
+#include "step.hpp"
+
+namespace ladder::harness {
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::pass: return "pass";
+    case Status::fail: return "FAIL";
+    case Status::skip: return "skip";
+  }
+  return "?";
+}
+
+namespace {
+
+template <class T>
+std::vector<T> download(const T* p, size_t n) {
+  std::vector<T> h(n);
+  cuda_check(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  return h;
+}
+
+std::vector<double> widen(const std::vector<__half>& v) {
+  std::vector<double> w(v.size());
+  for (size_t i = 0; i < v.size(); ++i) w[i] = __half2float(v[i]);
+  return w;
+}
+
+}  // namespace
+
+CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed) {
+  CheckResult r;
+  if (std::string why = why_not(step, M, N, K); !why.empty()) {
+    r.reason = why;
+    return r;
+  }
+  cudaStream_t s = nullptr;
+  DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
+  DeviceBuffer<float> ref(M * N);
+  fill_random(A.get(), A.size(), seed, s);
+  fill_random(B.get(), B.size(), seed ^ 0xB0B0B0B0ull, s);
+  fill_poison(D.get(), D.size(), s);
+  try {
+    gemm(A.get(), B.get(), D.get(), M, N, K, step, s);
+    cuda_check(cudaStreamSynchronize(s), "step run");
+  } catch (const Error& e) {
+    r.status = Status::fail;
+    r.reason = e.what();
+    return r;
+  }
+  Cublas cublas;
+  cublas.gemm_f32_out(A.get(), B.get(), ref.get(), M, N, K, s);
+  r.vs_cublas = compare(D.get(), N, ref.get(), M, N, K, s);
+
+  // Same input again, output poisoned again: a race shows up as different bits.
+  const std::vector<__half> first = download(D.get(), D.size());
+  fill_poison(D.get(), D.size(), s);
+  gemm(A.get(), B.get(), D.get(), M, N, K, step, s);
+  cuda_check(cudaStreamSynchronize(s), "second run");
+  const std::vector<__half> second = download(D.get(), D.size());
+  r.deterministic = std::memcmp(first.data(), second.data(), first.size() * sizeof(__half)) == 0;
+
+  if (M * N * K <= kCpuReferenceMaxMNK) {
+    const std::vector<double> cpu = cpu_gemm(download(A.get(), A.size()), download(B.get(), B.size()), M, N, K);
+    std::vector<double> cublas_out(M * N);
+    const std::vector<float> ref_h = download(ref.get(), ref.size());
+    std::copy(ref_h.begin(), ref_h.end(), cublas_out.begin());
+    r.cpu_checked = true;
+    r.step_vs_cpu = compare_host(widen(first), cpu, M, N, K);
+    r.cublas_vs_cpu = compare_host(cublas_out, cpu, M, N, K);
+  }
+
+  const bool ok = r.vs_cublas.pass && r.deterministic && (!r.cpu_checked || (r.step_vs_cpu.pass && r.cublas_vs_cpu.pass));
+  r.status = ok ? Status::pass : Status::fail;
+  if (!r.vs_cublas.pass) r.reason = "vs cuBLAS: " + r.vs_cublas.detail();
+  else if (!r.deterministic) r.reason = "two runs on the same input differ (a race)";
+  else if (r.cpu_checked && !r.step_vs_cpu.pass) r.reason = "vs CPU double: " + r.step_vs_cpu.detail();
+  else if (r.cpu_checked && !r.cublas_vs_cpu.pass) r.reason = "cuBLAS itself vs CPU double: " + r.cublas_vs_cpu.detail();
+  return r;
+}
+
+BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                       const TimingOptions& opt) {
+  BenchResult r;
+  r.step = step;
+  if (std::string why = why_not(step, M, N, K); !why.empty()) {
+    r.reason = why;
+    return r;
+  }
+  r.step = resolve(step, M, N, K);
+  const detail::Step* st = detail::find_step(r.step);
+  cudaStream_t s = nullptr;
+
+  // Enough input sets that one rotation touches >= 2.5× L2, within a third of free memory.
+  const DeviceInfo dev = current_device();
+  const double set_bytes = 2.0 * static_cast<double>(M * K + N * K + M * N);
+  size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  int sets = static_cast<int>(std::ceil(2.5 * static_cast<double>(dev.l2_bytes) / set_bytes));
+  sets = std::clamp(sets, 2, 64);
+  sets = std::max(1, std::min(sets, static_cast<int>(free_b / 3 / set_bytes)));
+  r.input_sets = sets;
+
+  std::vector<DeviceBuffer<__half>> A, B, D, Dc;
+  for (int i = 0; i < sets; ++i) {
+    A.emplace_back(M * K), B.emplace_back(N * K), D.emplace_back(M * N), Dc.emplace_back(M * N);
+  }
+  fill_random(A[0].get(), M * K, seed, s);
+  fill_random(B[0].get(), N * K, seed ^ 0xB0B0B0B0ull, s);
+  for (int i = 1; i < sets; ++i) {
+    cuda_check(cudaMemcpyAsync(A[i].get(), A[0].get(), M * K * 2, cudaMemcpyDeviceToDevice, s), "copy");
+    cuda_check(cudaMemcpyAsync(B[i].get(), B[0].get(), N * K * 2, cudaMemcpyDeviceToDevice, s), "copy");
+  }
+  Cublas cublas;
+
+  // Verify before timing: a wrong kernel has no speed.
+  {
+    DeviceBuffer<float> ref(M * N);
+    fill_poison(D[0].get(), M * N, s);
+    st->launch({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N}, s);
+    cublas.gemm_f32_out(A[0].get(), B[0].get(), ref.get(), M, N, K, s);
+    const Verdict v = compare(D[0].get(), N, ref.get(), M, N, K, s);
+    r.rel_err = v.rel_err;
+    if (!v.pass) {
+      r.status = Status::fail;
+      r.reason = v.detail();
+      return r;
+    }
+  }
+
+  auto run_step = [&](int i) { st->launch({A[i].get(), B[i].get(), D[i].get(), M, N, K, K, K, N}, s); };
+  auto run_cublas = [&](int i) { cublas.gemm_f16(A[i].get(), B[i].get(), Dc[i].get(), M, N, K, s); };
+  std::tie(r.step_ms, r.cublas_ms) = time_interleaved(run_step, run_cublas, sets, s, opt);
+
+  const double flop = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  r.tflops = flop / (r.step_ms.median_ms * 1e-3) / 1e12;
+  r.cublas_tflops = flop / (r.cublas_ms.median_ms * 1e-3) / 1e12;
+  r.ratio = r.tflops / r.cublas_tflops;
+  r.status = Status::pass;
+  return r;
+}
+
+}  // namespace ladder::harness

@@ -1,0 +1,39 @@
+// Checking and benchmarking one step on one shape: what `ladder check`, `ladder bench` and the GPU tests run.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "harness/harness.hpp"
+
+namespace ladder::harness {
+
+enum class Status { pass, fail, skip };
+const char* to_string(Status s);
+
+struct CheckResult {
+  Status status = Status::skip;
+  std::string reason;           // why skipped / failed
+  Verdict vs_cublas;            // the step against cuBLAS (fp32 output)
+  bool cpu_checked = false;     // small problems: also against a CPU double reference
+  Verdict step_vs_cpu, cublas_vs_cpu;
+  bool deterministic = true;    // a second run on the same input gave identical bits
+};
+
+CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed);
+
+struct BenchResult {
+  Status status = Status::skip;
+  std::string reason;
+  std::string step;             // the resolved step ("best" → its pick)
+  Stats step_ms, cublas_ms;
+  double tflops = 0, cublas_tflops = 0, ratio = 0;  // ratio = step / cuBLAS throughput
+  double rel_err = 0;
+  int input_sets = 0;           // rotated to keep the working set >= 2× L2
+};
+
+BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                       const TimingOptions& opt = {});
+
+inline constexpr int64_t kCpuReferenceMaxMNK = int64_t{1} << 27;
+
+}  // namespace ladder::harness

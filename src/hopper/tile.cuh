@@ -1,0 +1,79 @@
+// The Hopper ladder's shared vocabulary for one 128x128 output tile with K-tiles of 64:
+// the cooperative GMEM→SMEM copy, the k-tile of wgmmas, and the register→GMEM writeback.
+// Steps h01–h03 use all three; later steps replace one hop at a time.
+#pragma once
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "device/descriptors.hpp"
+#include "device/sm90/wgmma.cuh"
+
+namespace ladder::hopper {
+
+inline constexpr int BLK_M = 128;
+inline constexpr int BLK_N = 128;
+inline constexpr int BLK_K = 64;                 // 64 fp16 = 128 B = one swizzle row
+inline constexpr int WGMMA_M = 64, WGMMA_K = 16;
+inline constexpr int kWarpgroupThreads = 128;
+inline constexpr int kAccRegs = BLK_N / 2;        // fp32 accumulators per thread per m64n128 wgmma
+inline constexpr int kMHalves = BLK_M / WGMMA_M;  // one warpgroup covers 128 rows as two 64-row wgmmas
+
+// All 128 threads copy a (rows, BLK_K) tile from row-major GMEM (leading dimension ld) into SW128 SMEM,
+// 16 bytes per access. Rows must be 16-byte aligned: ld % 8 == 0.
+template <int ROWS>
+__device__ __forceinline__ void cooperative_copy(__half* smem, const __half* gmem, int64_t ld) {
+  constexpr int kChunksPerRow = BLK_K * 2 / 16;  // 8
+  uint8_t* dst = reinterpret_cast<uint8_t*>(smem);
+#pragma unroll
+  for (int i = threadIdx.x; i < ROWS * kChunksPerRow; i += kWarpgroupThreads) {
+    const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
+    const uint4 v = *reinterpret_cast<const uint4*>(gmem + row * ld + chunk * 8);
+    *reinterpret_cast<uint4*>(dst + sw128_offset(row, chunk * 16)) = v;
+  }
+}
+
+// One K-tile (BLK_K = 64 = four k16 slices) of the 128x128 tile: two 64-row wgmmas per slice.
+// accumulate == false makes the first slice overwrite the accumulators: no zeroing needed.
+__device__ __forceinline__ void mma_k_tile(float (&acc)[kMHalves][kAccRegs], const __half* a_smem,
+                                           const __half* b_smem, bool accumulate) {
+  const uint32_t a = sm90::smem_addr(a_smem), b = sm90::smem_addr(b_smem);
+#pragma unroll
+  for (int k = 0; k < BLK_K / WGMMA_K; ++k) {
+    const uint64_t desc_b = sm90::kmajor_sw128_descriptor(b + k * WGMMA_K * 2);  // +32 B per k16
+#pragma unroll
+    for (int h = 0; h < kMHalves; ++h) {
+      const uint64_t desc_a = sm90::kmajor_sw128_descriptor(a + h * WGMMA_M * 128 + k * WGMMA_K * 2);
+      sm90::wgmma_m64n128k16(acc[h], desc_a, desc_b, (accumulate || k > 0) ? 1 : 0);
+    }
+  }
+}
+
+// Register → GMEM. wgmma accumulator layout (PTX ISA 9.7.15.5.1, "Matrix D fragment" for m64nNk16):
+// thread t = 32w + l holds, for register i = v0 + 2·v1 + 4·j, row 16w + l/4 + 8·v1, column 8j + 2(l%4) + v0.
+// Cast to fp16 once, here. Rows/columns outside [M, N) are not written (tails).
+__device__ __forceinline__ void store_tile(const float (&acc)[kMHalves][kAccRegs], __half* D, int64_t ldd,
+                                           int64_t m0, int64_t n0, int64_t M, int64_t N) {
+  const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
+  const bool pairs_aligned = (ldd % 2) == 0;
+#pragma unroll
+  for (int h = 0; h < kMHalves; ++h)
+#pragma unroll
+    for (int j = 0; j < kAccRegs / 4; ++j)
+#pragma unroll
+      for (int v1 = 0; v1 < 2; ++v1) {
+        const int64_t row = m0 + h * WGMMA_M + 16 * w + l / 4 + 8 * v1;
+        const int64_t col = n0 + 8 * j + 2 * (l % 4);
+        if (row >= M) continue;
+        const float x = acc[h][4 * j + 2 * v1], y = acc[h][4 * j + 2 * v1 + 1];
+        __half* out = D + row * ldd + col;
+        if (pairs_aligned && col + 1 < N) {
+          *reinterpret_cast<__half2*>(out) = __floats2half2_rn(x, y);
+        } else {
+          if (col < N) out[0] = __float2half_rn(x);
+          if (col + 1 < N) out[1] = __float2half_rn(y);
+        }
+      }
+}
+
+}  // namespace ladder::hopper

@@ -1,0 +1,50 @@
+// What every step is to the rest of ladder: an entry of the one registry (src/registry.cpp).
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ladder::detail {
+
+// D[M,N] = A[M,K] · B[N,K]ᵀ; fp16, row-major, K contiguous in A and B; leading dimensions in elements.
+struct Problem {
+  const __half* A;
+  const __half* B;
+  __half* D;
+  int64_t M, N, K;
+  int64_t lda, ldb, ldd;
+};
+
+enum class Arch { hopper, blackwell };
+
+struct Step {
+  std::string_view id;      // "h01", "b03"
+  Arch arch;
+  std::string_view title;   // "one tile"
+  std::string_view change;  // the one hop this step changes
+  std::string_view shapes;  // human-readable constraints, e.g. "M%128==0, N%128==0, K%64==0"
+  // Empty when the step accepts the problem, else a message naming the violated constraint.
+  std::string (*check)(const Problem&);
+  void (*launch)(const Problem&, cudaStream_t);
+};
+
+std::span<const Step* const> registry();
+const Step* find_step(std::string_view id);  // nullptr when unknown
+
+inline constexpr int required_cc(Arch a) { return a == Arch::hopper ? 90 : 100; }
+inline constexpr std::string_view arch_name(Arch a) { return a == Arch::hopper ? "hopper" : "blackwell"; }
+inline constexpr std::string_view arch_target(Arch a) { return a == Arch::hopper ? "sm_90a" : "sm_100a"; }
+
+// Shared constraint helpers for the steps' check functions.
+std::string require_multiple(std::string_view what, int64_t value, int64_t multiple);
+std::string require_equal(std::string_view what, int64_t value, int64_t expected);
+std::string require_dense(const Problem& p);  // lda == K, ldb == K, ldd == N
+
+// Throws ladder::Error on a CUDA error after a launch.
+void check_launch(std::string_view step_id);
+
+}  // namespace ladder::detail

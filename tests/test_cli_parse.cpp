@@ -1,0 +1,68 @@
+// The CLI's parsing and CSV output.
+#include <gtest/gtest.h>
+
+#include "report.hpp"
+
+using namespace ladder::cli;
+
+TEST(CliParse, ListsAndRanges) {
+  EXPECT_EQ(parse_list("128"), (std::vector<int64_t>{128}));
+  EXPECT_EQ(parse_list("128,256"), (std::vector<int64_t>{128, 256}));
+  EXPECT_EQ(parse_list("1024:4096:1024,8192"), (std::vector<int64_t>{1024, 2048, 3072, 4096, 8192}));
+  EXPECT_EQ(parse_list("1:3"), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_THROW(parse_list("abc"), std::invalid_argument);
+  EXPECT_THROW(parse_list("12x"), std::invalid_argument);
+  EXPECT_THROW(parse_list("4096:1024"), std::invalid_argument);
+  EXPECT_THROW(parse_list("1:10:0"), std::invalid_argument);
+  EXPECT_THROW(parse_list(""), std::invalid_argument);
+}
+
+TEST(CliParse, Shapes) {
+  const auto s = parse_shapes("4096x4096x4096,8191x1x7");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[1].M, 8191);
+  EXPECT_EQ(s[1].N, 1);
+  EXPECT_EQ(s[1].K, 7);
+  EXPECT_THROW(parse_shapes("4096x4096"), std::invalid_argument);
+  auto sq = make_shapes({128, 256}, {}, {});
+  ASSERT_EQ(sq.size(), 2u);
+  EXPECT_EQ(sq[1].K, 256);
+  auto prod = make_shapes({128, 256}, {384}, {64, 128});
+  EXPECT_EQ(prod.size(), 4u);
+  EXPECT_EQ(suite("standard").size(), 13u);
+  EXPECT_THROW(suite("nope"), std::invalid_argument);
+}
+
+TEST(CliParse, StepSelection) {
+  EXPECT_EQ(select_steps("h01"), (std::vector<std::string>{"h01"}));
+  EXPECT_EQ(select_steps("h01-h03"), (std::vector<std::string>{"h01", "h02", "h03"}));
+  EXPECT_EQ(select_steps("h03,best"), (std::vector<std::string>{"h03", "best"}));
+  EXPECT_GE(select_steps("hopper").size(), 3u);
+  EXPECT_GE(select_steps("all").size(), select_steps("hopper").size());
+  EXPECT_THROW(select_steps("h42"), std::invalid_argument);
+  EXPECT_THROW(select_steps("h01-h42"), std::invalid_argument);
+}
+
+TEST(CliCsv, HeaderHasTheAgreedColumnsFirst) {
+  EXPECT_EQ(csv_header().rfind("step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status", 0), 0u);
+}
+
+TEST(CliCsv, RowFormatsEveryColumn) {
+  BenchRow row{"h03", "hopper", {4096, 4096, 4096}, {}};
+  row.result.status = ladder::harness::Status::pass;
+  row.result.step = "h03";
+  row.result.step_ms = {0.5, 0.4, 0.6, 100};
+  row.result.cublas_ms = {0.25, 0.2, 0.3, 100};
+  row.result.tflops = 274.9;
+  row.result.cublas_tflops = 549.8;
+  row.result.ratio = 0.5;
+  row.result.rel_err = 2.5e-4;
+  row.result.input_sets = 3;
+  const std::string line = csv_row(row, {"NVIDIA H200", "abc123", "2026-11-29T00:00:00Z"});
+  EXPECT_EQ(line,
+            "h03,hopper,4096,4096,4096,0.50000,274.9,549.8,0.500,2.500e-04,pass,0.40000,0.60000,0.25000,100,3,h03,"
+            "NVIDIA H200,abc123,2026-11-29T00:00:00Z");
+  // Same number of fields as the header.
+  auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+  EXPECT_EQ(count(line), count(csv_header()));
+}

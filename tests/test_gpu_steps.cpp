@@ -1,0 +1,110 @@
+// Every step against cuBLAS (fp32 output) and, at small sizes, a CPU double reference; fresh random data,
+// two seeds, poisoned output, and a second run that must give identical bits. Without a suitable GPU the
+// cases skip with the reason.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/device_info.hpp"
+#include "harness/harness.hpp"
+#include "harness/runner.hpp"
+#include "ladder/ladder.hpp"
+#include "step.hpp"
+
+using namespace ladder;
+
+namespace {
+
+struct Case {
+  std::string step;
+  int64_t M, N, K;
+  uint64_t seed;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.step << " " << c.M << "x" << c.N << "x" << c.K << " seed " << c.seed;
+}
+
+// Square and not; every step gets at least one accepted shape.
+const std::vector<std::array<int64_t, 3>> kShapes = {
+    {128, 128, 64}, {128, 128, 1024}, {256, 384, 512}, {384, 256, 192}, {1024, 1024, 1024}, {1920, 640, 320},
+    {2048, 1024, 4096}, {1000, 1000, 1000}, {257, 129, 72}, {4095, 4097, 4099},
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  std::vector<std::string> ids;
+  for (const detail::Step* s : detail::registry()) ids.emplace_back(s->id);
+  ids.emplace_back("best");
+  for (const std::string& id : ids)
+    for (const auto& sh : kShapes) {
+      // Only shapes the step accepts (the shape rules are tested in test_registry).
+      const detail::Step* s = detail::find_step(id);
+      const detail::Problem p{nullptr, nullptr, nullptr, sh[0], sh[1], sh[2], sh[2], sh[2], sh[1]};
+      if (s ? !s->check(p).empty() : !why_not(id, sh[0], sh[1], sh[2]).empty() &&
+                                         why_not(id, sh[0], sh[1], sh[2]).find("no step accepts") != std::string::npos)
+        continue;
+      for (uint64_t seed : {1u, 2u}) out.push_back({id, sh[0], sh[1], sh[2], seed});
+    }
+  return out;
+}
+
+class StepCheck : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StepCheck, MatchesReferences) {
+  const Case& c = GetParam();
+  const detail::Step* s = detail::find_step(c.step);
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (s) {
+    if (std::string why = harness::arch_support(s->arch); !why.empty()) GTEST_SKIP() << c.step << " " << why;
+  } else if (std::string why = why_not(c.step, c.M, c.N, c.K); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  const harness::CheckResult r = harness::check_step(c.step, c.M, c.N, c.K, c.seed);
+  ASSERT_EQ(r.status, harness::Status::pass) << r.reason;
+  EXPECT_TRUE(r.vs_cublas.pass) << r.vs_cublas.detail();
+  EXPECT_EQ(r.vs_cublas.nonfinite, 0);
+  EXPECT_TRUE(r.deterministic);
+  if (c.M * c.N * c.K <= harness::kCpuReferenceMaxMNK) {
+    EXPECT_TRUE(r.cpu_checked);
+    EXPECT_TRUE(r.step_vs_cpu.pass) << r.step_vs_cpu.detail();
+    EXPECT_TRUE(r.cublas_vs_cpu.pass) << r.cublas_vs_cpu.detail();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSteps, StepCheck, ::testing::ValuesIn(cases()), [](const auto& info) {
+  const Case& c = info.param;
+  return c.step + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + "_s" +
+         std::to_string(c.seed);
+});
+
+// The verifier itself on the GPU: a correct result passes, one corrupted element or an unwritten (NaN)
+// element fails.
+TEST(GpuVerifier, CatchesCorruptionAndPoison) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  const int64_t M = 256, N = 256, K = 512;
+  harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
+  harness::DeviceBuffer<float> ref(M * N);
+  harness::fill_random(A.get(), A.size(), 7, nullptr);
+  harness::fill_random(B.get(), B.size(), 8, nullptr);
+  harness::Cublas cublas;
+  cublas.gemm_f16(A.get(), B.get(), D.get(), M, N, K, nullptr);
+  cublas.gemm_f32_out(A.get(), B.get(), ref.get(), M, N, K, nullptr);
+  EXPECT_TRUE(harness::compare(D.get(), N, ref.get(), M, N, K, nullptr).pass);
+  const __half big = __float2half(100.0f);
+  ASSERT_EQ(cudaMemcpy(D.get() + 77 * N + 5, &big, 2, cudaMemcpyHostToDevice), cudaSuccess);
+  harness::Verdict v = harness::compare(D.get(), N, ref.get(), M, N, K, nullptr);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.worst_row, 77);
+  EXPECT_EQ(v.worst_col, 5);
+  harness::fill_poison(D.get() + 1000, 1, nullptr);
+  v = harness::compare(D.get(), N, ref.get(), M, N, K, nullptr);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.nonfinite, 1);
+}
+
+}  // namespace

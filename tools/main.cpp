@@ -1,0 +1,206 @@
+// ladder — the command-line tool: list the steps, check them against cuBLAS and a CPU reference,
+// benchmark them against cuBLAS.  Exit codes: 0 ok · 1 a check failed · 2 cannot run here (no GPU,
+// unsupported GPU) or bad usage.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "harness/device_info.hpp"
+#include "harness/runner.hpp"
+#include "ladder/ladder.hpp"
+#include "ladder_version.hpp"
+#include "report.hpp"
+#include "step.hpp"
+
+namespace {
+
+using namespace ladder;
+using harness::Status;
+
+constexpr int kExitFail = 1, kExitCannotRun = 2;
+
+struct ShapeArgs {
+  std::string m, n, k, shapes, suite_name;
+  std::vector<cli::Shape> resolve(const std::string& default_suite) const {
+    if (!shapes.empty()) return cli::parse_shapes(shapes);
+    if (!suite_name.empty()) return cli::suite(suite_name);
+    if (m.empty() && (!n.empty() || !k.empty())) throw std::invalid_argument("--n/--k need --m");
+    if (!m.empty())
+      return cli::make_shapes(cli::parse_list(m), n.empty() ? std::vector<int64_t>{} : cli::parse_list(n),
+                              k.empty() ? std::vector<int64_t>{} : cli::parse_list(k));
+    return cli::suite(default_suite);
+  }
+};
+
+void add_shape_options(CLI::App* cmd, ShapeArgs& a) {
+  cmd->add_option("--m", a.m, "M values: list and ranges, e.g. 128,256 or 1024:8192:1024");
+  cmd->add_option("--n", a.n, "N values (default: square shapes from --m)");
+  cmd->add_option("--k", a.k, "K values (default: square shapes from --m)");
+  cmd->add_option("--shapes", a.shapes, "explicit shapes, e.g. 4096x4096x4096,8191x8191x8191");
+  cmd->add_option("--suite", a.suite_name, "a named shape set: check, bench, standard");
+}
+
+// Progress on a terminal only; CI logs stay clean.
+bool show_progress() { return isatty(fileno(stderr)) && std::getenv("CI") == nullptr; }
+void progress(size_t done, size_t total, const std::string& what) {
+  if (!show_progress()) return;
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, what.c_str());
+  if (done == total) std::fprintf(stderr, "\r\033[K");
+}
+
+// Returns 0 when some selected step can run here; prints why not and returns 2 otherwise.
+int require_runnable(const std::vector<std::string>& ids, const char* verb) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) {
+    std::cerr << "ladder " << verb << ": needs an NVIDIA GPU: Hopper (sm_90, e.g. H100/H200) for the h-steps, "
+              << "Blackwell (sm_100, e.g. B200) for the b-steps.\n"
+              << "This machine has none (" << dev.error << ").\n"
+              << "Everything is built; run the same command on a machine with such a GPU.\n";
+    return kExitCannotRun;
+  }
+  for (const std::string& id : ids) {
+    const detail::Step* s = detail::find_step(id);
+    if (id == "best" || (s && harness::arch_support(s->arch).empty())) return 0;
+  }
+  std::cerr << "ladder " << verb << ": none of the selected steps can run on " << harness::describe(dev) << ": "
+            << harness::arch_support(detail::find_step(ids.front()) ? detail::find_step(ids.front())->arch
+                                                                    : detail::Arch::hopper)
+            << "\n";
+  return kExitCannotRun;
+}
+
+int cmd_list() {
+  const harness::DeviceInfo dev = harness::current_device();
+  std::printf("GPU: %s\n\n", harness::describe(dev).c_str());
+  std::printf("%-4s %-9s %-8s %-20s %-32s %s\n", "id", "arch", "target", "title", "shapes", "runs here");
+  for (const detail::Step* s : detail::registry()) {
+    const std::string why = harness::arch_support(s->arch);
+    const std::string here = why.empty() ? "yes" : (dev.present ? "no: " + why : "no GPU");
+    std::printf("%-4s %-9s %-8s %-20s %-32s %s\n", std::string(s->id).c_str(), std::string(detail::arch_name(s->arch)).c_str(),
+                std::string(detail::arch_target(s->arch)).c_str(), std::string(s->title).c_str(),
+                std::string(s->shapes).c_str(), here.c_str());
+    std::printf("     change: %s\n", std::string(s->change).c_str());
+  }
+  return 0;
+}
+
+int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::string& seeds_text) {
+  const std::vector<std::string> ids = cli::select_steps(step_text);
+  const std::vector<cli::Shape> shapes = sa.resolve("check");
+  std::vector<int64_t> seeds = cli::parse_list(seeds_text);
+  if (int rc = require_runnable(ids, "check")) return rc;
+
+  int passed = 0, failed = 0, skipped = 0;
+  const size_t total = ids.size() * shapes.size() * seeds.size();
+  size_t done = 0;
+  std::printf("%-5s %6s %6s %6s %5s  %-6s %s\n", "step", "M", "N", "K", "seed", "status", "detail");
+  for (const std::string& id : ids)
+    for (const cli::Shape& sh : shapes)
+      for (int64_t seed : seeds) {
+        progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
+        harness::CheckResult r;
+        try {
+          r = harness::check_step(id, sh.M, sh.N, sh.K, static_cast<uint64_t>(seed));
+        } catch (const std::exception& e) {
+          r.status = Status::fail;
+          r.reason = e.what();
+        }
+        if (r.status == Status::skip) {
+          ++skipped;
+          continue;  // not accepted / not runnable here: counted, not listed
+        }
+        std::string detail = r.status == Status::pass ? r.vs_cublas.detail() : r.reason;
+        if (r.status == Status::pass && r.cpu_checked)
+          detail += "; CPU double: step " + std::to_string(r.step_vs_cpu.rel_err).substr(0, 9) + ", cuBLAS " +
+                    std::to_string(r.cublas_vs_cpu.rel_err).substr(0, 9);
+        std::printf("%-5s %6lld %6lld %6lld %5lld  %-6s %s\n", id.c_str(), static_cast<long long>(sh.M),
+                    static_cast<long long>(sh.N), static_cast<long long>(sh.K), static_cast<long long>(seed),
+                    harness::to_string(r.status), detail.c_str());
+        std::fflush(stdout);
+        (r.status == Status::pass ? passed : failed)++;
+      }
+  progress(total, total, "");
+  std::printf("\n%d passed, %d failed, %d skipped (shape not accepted or step not runnable on this GPU)\n", passed,
+              failed, skipped);
+  return failed ? kExitFail : 0;
+}
+
+int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, const std::string& csv) {
+  const std::vector<std::string> ids = cli::select_steps(step_text);
+  const std::vector<cli::Shape> shapes = sa.resolve("bench");
+  if (int rc = require_runnable(ids, "bench")) return rc;
+
+  const harness::DeviceInfo dev = harness::current_device();
+  const cli::RunInfo info{dev.name, LADDER_GIT_COMMIT, cli::utc_now()};
+  std::printf("ladder bench · %s · commit %s · %s\n", harness::describe(dev).c_str(), info.commit.c_str(),
+              info.date.c_str());
+  std::printf("cuBLAS cublasGemmEx (fp16 in/out, fp32 compute) timed in this process, interleaved, same data, "
+              "inputs rotated over >= 2.5x L2; median of CUDA-event samples.\n\n");
+  std::vector<cli::BenchRow> rows;
+  const size_t total = ids.size() * shapes.size();
+  size_t done = 0;
+  for (const cli::Shape& sh : shapes)
+    for (const std::string& id : ids) {
+      progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
+      const detail::Step* s = detail::find_step(id);
+      cli::BenchRow row{id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, {}};
+      try {
+        row.result = harness::bench_step(id, sh.M, sh.N, sh.K, seed);
+      } catch (const std::exception& e) {
+        row.result.status = Status::fail;
+        row.result.reason = e.what();
+      }
+      rows.push_back(row);
+    }
+  progress(total, total, "");
+  cli::print_bench_table(std::cout, rows);
+  if (!csv.empty()) {
+    cli::write_csv(csv, rows, info);
+    std::printf("\nwrote %s\n", csv.c_str());
+  }
+  for (const cli::BenchRow& r : rows)
+    if (r.result.status == Status::fail) return kExitFail;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ladder: a half-precision GEMM on tensor cores, built as a ladder of small verified steps"};
+  app.require_subcommand(1);
+
+  app.add_subcommand("list", "list the steps: architecture, the change each makes, the shapes it accepts");
+
+  std::string check_steps = "all", check_seeds = "1,2";
+  ShapeArgs check_shapes;
+  auto* check = app.add_subcommand("check", "verify steps against cuBLAS (and a CPU double reference when small)");
+  check->add_option("--steps", check_steps, "steps: all, hopper, blackwell, ids or ranges (h01,h03 / h01-h03), best");
+  check->add_option("--seeds", check_seeds, "random seeds (list)");
+  add_shape_options(check, check_shapes);
+
+  std::string bench_steps = "hopper", csv;
+  uint64_t bench_seed = 1;
+  ShapeArgs bench_shapes;
+  auto* bench = app.add_subcommand("bench", "time steps against cuBLAS in the same process");
+  bench->add_option("--steps", bench_steps, "steps (default: the Hopper ladder)");
+  bench->add_option("--seed", bench_seed, "random seed");
+  bench->add_option("--csv", csv, "write the results as CSV");
+  add_shape_options(bench, bench_shapes);
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (app.got_subcommand("list")) return cmd_list();
+    if (app.got_subcommand("check")) return cmd_check(check_steps, check_shapes, check_seeds);
+    if (app.got_subcommand("bench")) return cmd_bench(bench_steps, bench_shapes, bench_seed, csv);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "ladder: " << e.what() << "\n";
+    return kExitCannotRun;
+  } catch (const std::exception& e) {
+    std::cerr << "ladder: " << e.what() << "\n";
+    return kExitFail;
+  }
+  return 0;
+}

@@ -1,0 +1,188 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "ladder/ladder.hpp"
+
+namespace ladder::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int64_t parse_int(const std::string& s) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty()) throw std::invalid_argument("not an integer: '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_list(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split(text, ',')) {
+    const std::vector<std::string> r = split(item, ':');
+    if (r.size() == 1) {
+      out.push_back(parse_int(r[0]));
+    } else if (r.size() == 2 || r.size() == 3) {
+      const int64_t lo = parse_int(r[0]), hi = parse_int(r[1]), step = r.size() == 3 ? parse_int(r[2]) : 1;
+      if (step <= 0 || hi < lo) throw std::invalid_argument("bad range '" + item + "' (want start:stop[:step])");
+      if ((hi - lo) / step > 10000) throw std::invalid_argument("range '" + item + "' has too many values");
+      for (int64_t v = lo; v <= hi; v += step) out.push_back(v);
+    } else {
+      throw std::invalid_argument("bad list item '" + item + "'");
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("empty list '" + text + "'");
+  return out;
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> out;
+  for (const std::string& item : split(text, ',')) {
+    const std::vector<std::string> d = split(item, 'x');
+    if (d.size() != 3) throw std::invalid_argument("bad shape '" + item + "' (want MxNxK)");
+    out.push_back({parse_int(d[0]), parse_int(d[1]), parse_int(d[2])});
+  }
+  if (out.empty()) throw std::invalid_argument("empty shape list");
+  return out;
+}
+
+std::vector<Shape> make_shapes(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
+                               const std::vector<int64_t>& k) {
+  std::vector<Shape> out;
+  if (n.empty() && k.empty()) {
+    for (int64_t v : m) out.push_back({v, v, v});
+    return out;
+  }
+  const std::vector<int64_t>& nn = n.empty() ? m : n;
+  const std::vector<int64_t>& kk = k.empty() ? m : k;
+  for (int64_t a : m)
+    for (int64_t b : nn)
+      for (int64_t c : kk) out.push_back({a, b, c});
+  return out;
+}
+
+std::vector<Shape> suite(const std::string& name) {
+  if (name == "check")
+    return {{128, 128, 64},    {128, 128, 1024},  {256, 384, 512},   {384, 256, 192},  {1024, 1024, 1024},
+            {2048, 1024, 4096}, {1920, 640, 320}, {4096, 4096, 4096}, {8192, 8192, 8192}};
+  if (name == "bench") return {{4096, 4096, 4096}, {8192, 8192, 8192}};
+  if (name == "standard")
+    return {{1024, 1024, 1024},   {2048, 2048, 2048},  {4096, 4096, 4096},   {6144, 6144, 6144},
+            {8192, 8192, 8192},   {16384, 16384, 16384}, {8192, 4096, 4096}, {8192, 14336, 4096},
+            {8192, 4096, 14336},  {8192, 28672, 8192}, {4095, 4097, 4099},   {8191, 8191, 8191},
+            {3000, 5000, 2000}};
+  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard)");
+}
+
+std::vector<std::string> select_steps(const std::string& text) {
+  std::vector<std::string> all;
+  for (const StepInfo& s : steps()) all.push_back(s.id);
+  std::vector<std::string> out;
+  auto known = [&](const std::string& id) {
+    for (const std::string& a : all)
+      if (a == id) return true;
+    return id == "best";
+  };
+  for (const std::string& item : split(text, ',')) {
+    if (item == "all") {
+      out.insert(out.end(), all.begin(), all.end());
+    } else if (item == "hopper" || item == "blackwell") {
+      for (const StepInfo& s : steps())
+        if (s.arch == item) out.push_back(s.id);
+    } else if (const auto dash = item.find('-'); dash != std::string::npos) {
+      const std::string lo = item.substr(0, dash), hi = item.substr(dash + 1);
+      if (!known(lo) || !known(hi)) throw std::invalid_argument("unknown step in range '" + item + "'");
+      bool in = false;
+      for (const std::string& a : all) {
+        if (a == lo) in = true;
+        if (in) out.push_back(a);
+        if (a == hi) in = false;
+      }
+    } else {
+      if (!known(item)) {
+        std::string list;
+        for (const std::string& a : all) list += a + " ";
+        throw std::invalid_argument("unknown step '" + item + "'; known: " + list + "best");
+      }
+      out.push_back(item);
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("no steps selected by '" + text + "'");
+  return out;
+}
+
+std::string csv_header() {
+  return "step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status,"
+         "min_ms,max_ms,cublas_median_ms,reps,input_sets,resolved_step,gpu,commit,date";
+}
+
+std::string csv_row(const BenchRow& r, const RunInfo& info) {
+  const harness::BenchResult& b = r.result;
+  std::string status = harness::to_string(b.status);
+  for (char& c : status) c = static_cast<char>(std::tolower(c));
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s,%s,%lld,%lld,%lld,%.5f,%.1f,%.1f,%.3f,%.3e,%s,%.5f,%.5f,%.5f,%d,%d,%s,%s,%s,%s",
+                r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M), static_cast<long long>(r.shape.N),
+                static_cast<long long>(r.shape.K), b.step_ms.median_ms, b.tflops, b.cublas_tflops, b.ratio, b.rel_err,
+                status.c_str(), b.step_ms.min_ms, b.step_ms.max_ms, b.cublas_ms.median_ms, b.step_ms.reps,
+                b.input_sets, b.step.c_str(), info.gpu.c_str(), info.commit.c_str(), info.date.c_str());
+  return buf;
+}
+
+void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  f << csv_header() << '\n';
+  for (const BenchRow& r : rows) f << csv_row(r, info) << '\n';
+  if (!f) throw std::runtime_error("error writing " + path);
+}
+
+void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-5s %-9s %6s %6s %6s %10s %8s %8s %7s %10s  %s\n", "step", "arch", "M", "N", "K",
+                "median_ms", "TFLOP/s", "cuBLAS", "ratio", "rel_err", "status");
+  os << buf;
+  for (const BenchRow& r : rows) {
+    const harness::BenchResult& b = r.result;
+    if (b.status == harness::Status::pass)
+      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10.4f %8.1f %8.1f %6.1f%% %10.2e  pass\n",
+                    r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M),
+                    static_cast<long long>(r.shape.N), static_cast<long long>(r.shape.K), b.step_ms.median_ms,
+                    b.tflops, b.cublas_tflops, 100 * b.ratio, b.rel_err);
+    else
+      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10s %8s %8s %7s %10s  %s: %s\n", r.step.c_str(),
+                    r.arch.c_str(), static_cast<long long>(r.shape.M), static_cast<long long>(r.shape.N),
+                    static_cast<long long>(r.shape.K), "-", "-", "-", "-", "-", harness::to_string(b.status),
+                    b.reason.c_str());
+    os << buf;
+  }
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ladder::cli
