@@ -4,13 +4,17 @@
 
 #include "step.hpp"
 
+// Hopper ladder (sm_90a): src/hopper/NN_*.cu
 extern const ladder::detail::Step step_h01, step_h02, step_h03;
+// Blackwell ladder (sm_100a): src/blackwell/NN_*.cu
 
 namespace ladder::detail {
 
 std::span<const Step* const> registry() {
   static const Step* const steps[] = {
+      // Hopper
       &step_h01, &step_h02, &step_h03,
+      // Blackwell
   };
   return steps;
 }

@@ -22,6 +22,12 @@ using harness::Status;
 
 constexpr int kExitFail = 1, kExitCannotRun = 2;
 
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", v);
+  return buf;
+}
+
 struct ShapeArgs {
   std::string m, n, k, shapes, suite_name;
   std::vector<cli::Shape> resolve(const std::string& default_suite) const {
@@ -114,8 +120,7 @@ int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::stri
         }
         std::string detail = r.status == Status::pass ? r.vs_cublas.detail() : r.reason;
         if (r.status == Status::pass && r.cpu_checked)
-          detail += "; CPU double: step " + std::to_string(r.step_vs_cpu.rel_err).substr(0, 9) + ", cuBLAS " +
-                    std::to_string(r.cublas_vs_cpu.rel_err).substr(0, 9);
+          detail += "; vs CPU double: step " + sci(r.step_vs_cpu.rel_err) + ", cuBLAS " + sci(r.cublas_vs_cpu.rel_err);
         std::printf("%-5s %6lld %6lld %6lld %5lld  %-6s %s\n", id.c_str(), static_cast<long long>(sh.M),
                     static_cast<long long>(sh.N), static_cast<long long>(sh.K), static_cast<long long>(seed),
                     harness::to_string(r.status), detail.c_str());
