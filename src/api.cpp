@@ -80,6 +80,12 @@ void check_launch(std::string_view step_id) {
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
 }
+int sm_count() { return harness::current_device().sms; }
+
+void check_attribute(cudaError_t e, std::string_view step_id) {
+  if (e != cudaSuccess)
+    throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": cannot set kernel attributes: " + cudaGetErrorString(e));
+}
 }  // namespace detail
 
 std::vector<StepInfo> steps() {

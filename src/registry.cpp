@@ -1,11 +1,12 @@
 // The one registry of steps, in ladder order. The CLI, the tests, the benchmark and the report all
 // iterate it; each step describes itself (id, change, shapes, launcher) in its own file.
 #include <algorithm>
+#include <cstdint>
 
 #include "step.hpp"
 
 // Hopper ladder (sm_90a): src/hopper/NN_*.cu
-extern const ladder::detail::Step step_h01, step_h02, step_h03;
+extern const ladder::detail::Step step_h01, step_h02, step_h03, step_h04, step_h05, step_h06, step_h07;
 // Blackwell ladder (sm_100a): src/blackwell/NN_*.cu
 
 namespace ladder::detail {
@@ -13,7 +14,7 @@ namespace ladder::detail {
 std::span<const Step* const> registry() {
   static const Step* const steps[] = {
       // Hopper
-      &step_h01, &step_h02, &step_h03,
+      &step_h01, &step_h02, &step_h03, &step_h04, &step_h05, &step_h06, &step_h07,
       // Blackwell
   };
   return steps;
@@ -40,6 +41,15 @@ std::string require_equal(std::string_view what, int64_t value, int64_t expected
 std::string require_dense(const Problem& p) {
   if (p.lda != p.K || p.ldb != p.K || p.ldd != p.N)
     return "this step needs dense rows (lda == K, ldb == K, ldd == N)";
+  return {};
+}
+
+std::string require_tma_rows(const Problem& p) {
+  if (p.K % 8 != 0)
+    return "K must be a multiple of 8 (got " + std::to_string(p.K) +
+           "): TMA needs 16-byte aligned rows; use step 'best' for any K";
+  if (p.lda % 8 != 0 || p.ldb % 8 != 0) return "lda and ldb must be multiples of 8 (16-byte aligned rows for TMA)";
+  if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX) return "M, N and K must fit in 32 bits (TMA coordinates)";
   return {};
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "ladder/ladder.hpp"
+
 namespace ladder::detail {
 
 // D[M,N] = A[M,K] · B[N,K]ᵀ; fp16, row-major, K contiguous in A and B; leading dimensions in elements.
@@ -30,6 +32,10 @@ struct Step {
   // Empty when the step accepts the problem, else a message naming the violated constraint.
   std::string (*check)(const Problem&);
   void (*launch)(const Problem&, cudaStream_t);
+  // Optional fault-injection variants (a deliberately broken build of the same kernel, to show that the
+  // verifier catches the bug): names, comma-separated, and their launcher.
+  std::string_view faults = {};
+  void (*launch_fault)(const Problem&, cudaStream_t, std::string_view fault) = nullptr;
 };
 
 std::span<const Step* const> registry();
@@ -43,8 +49,14 @@ inline constexpr std::string_view arch_target(Arch a) { return a == Arch::hopper
 std::string require_multiple(std::string_view what, int64_t value, int64_t multiple);
 std::string require_equal(std::string_view what, int64_t value, int64_t expected);
 std::string require_dense(const Problem& p);  // lda == K, ldb == K, ldd == N
+// TMA reads rows through a tensor map whose row stride must be a multiple of 16 bytes: K, lda, ldb % 8 == 0.
+std::string require_tma_rows(const Problem& p);
 
 // Throws ladder::Error on a CUDA error after a launch.
 void check_launch(std::string_view step_id);
+// Number of SMs of the current device (cached): persistent grids are sized by it.
+int sm_count();
+// Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
+void check_attribute(cudaError_t e, std::string_view step_id);
 
 }  // namespace ladder::detail

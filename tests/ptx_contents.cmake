@@ -24,3 +24,10 @@ foreach(s h01 h02 h03)
   expect_ptx(${s} HAS "wgmma.mma_async" "wgmma.commit_group" "wgmma.wait_group" "fence.proxy.async"
                   LACKS "cp.async.bulk.tensor" "tcgen05")
 endforeach()
+
+# h04+: operands arrive by TMA; the wgmma path stays.
+foreach(s h04 h05 h06 h07)
+  expect_ptx(${s} HAS "cp.async.bulk.tensor.2d" "mbarrier.try_wait.parity" "wgmma.mma_async" LACKS "tcgen05")
+endforeach()
+expect_ptx(h05 HAS "wgmma.wait_group.sync.aligned 1")
+expect_ptx(h07 HAS "setmaxnreg.dec.sync.aligned.u32 40" "setmaxnreg.inc.sync.aligned.u32 232" "m64n256k16")

@@ -107,4 +107,18 @@ TEST(GpuVerifier, CatchesCorruptionAndPoison) {
   EXPECT_EQ(v.nonfinite, 1);
 }
 
+// The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
+TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  const int64_t M = 512, N = 512, K = 4096;  // 64 K-tiles: plenty of early returns
+  const harness::CheckResult good = harness::check_step("h04", M, N, K, 3);
+  EXPECT_EQ(good.status, harness::Status::pass) << good.reason;
+  const harness::CheckResult bad = harness::check_step("h04", M, N, K, 3, "forget-phase-toggle");
+  EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed the injected phase bug";
+  EXPECT_FALSE(bad.vs_cublas.pass);
+  EXPECT_THROW(harness::check_step("h04", M, N, K, 3, "no-such-fault"), Error);
+}
+
 }  // namespace

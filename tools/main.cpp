@@ -12,6 +12,7 @@
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
 #include "ladder_version.hpp"
+#include "phase_table.hpp"
 #include "report.hpp"
 #include "step.hpp"
 
@@ -93,7 +94,8 @@ int cmd_list() {
   return 0;
 }
 
-int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::string& seeds_text) {
+int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::string& seeds_text,
+              const std::string& fault) {
   const std::vector<std::string> ids = cli::select_steps(step_text);
   const std::vector<cli::Shape> shapes = sa.resolve("check");
   std::vector<int64_t> seeds = cli::parse_list(seeds_text);
@@ -109,7 +111,7 @@ int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::stri
         progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
         harness::CheckResult r;
         try {
-          r = harness::check_step(id, sh.M, sh.N, sh.K, static_cast<uint64_t>(seed));
+          r = harness::check_step(id, sh.M, sh.N, sh.K, static_cast<uint64_t>(seed), fault);
         } catch (const std::exception& e) {
           r.status = Status::fail;
           r.reason = e.what();
@@ -128,6 +130,12 @@ int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::stri
         (r.status == Status::pass ? passed : failed)++;
       }
   progress(total, total, "");
+  if (!fault.empty()) {
+    // A fault-injection run succeeds when the verifier catches every injected run.
+    std::printf("\nfault '%s' injected: %d runs caught by the verifier (FAIL above is the expected outcome), "
+                "%d not caught\n", fault.c_str(), failed, passed);
+    return passed == 0 && failed > 0 ? 0 : kExitFail;
+  }
   std::printf("\n%d passed, %d failed, %d skipped (shape not accepted or step not runnable on this GPU)\n", passed,
               failed, skipped);
   return failed ? kExitFail : 0;
@@ -185,6 +193,9 @@ int main(int argc, char** argv) {
   check->add_option("--steps", check_steps, "steps: all, hopper, blackwell, ids or ranges (h01,h03 / h01-h03), best");
   check->add_option("--seeds", check_seeds, "random seeds (list)");
   add_shape_options(check, check_shapes);
+  std::string check_fault;
+  check->add_option("--inject", check_fault,
+                    "run a deliberately broken variant (e.g. forget-phase-toggle on h04): the verifier must catch it");
 
   std::string bench_steps = "hopper", csv;
   uint64_t bench_seed = 1;
@@ -195,11 +206,18 @@ int main(int argc, char** argv) {
   bench->add_option("--csv", csv, "write the results as CSV");
   add_shape_options(bench, bench_shapes);
 
+  int phase_k_tiles = 4;
+  bool phase_forget = false;
+  auto* phase = app.add_subcommand("phase-table", "print the seed's phase-flip table (host mbarrier model, no GPU)");
+  phase->add_option("--k-tiles", phase_k_tiles, "K-loop iterations");
+  phase->add_flag("--forget-toggle", phase_forget, "leave out phase ^= 1: the waits return early");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (app.got_subcommand("list")) return cmd_list();
-    if (app.got_subcommand("check")) return cmd_check(check_steps, check_shapes, check_seeds);
+    if (app.got_subcommand("check")) return cmd_check(check_steps, check_shapes, check_seeds, check_fault);
     if (app.got_subcommand("bench")) return cmd_bench(bench_steps, bench_shapes, bench_seed, csv);
+    if (app.got_subcommand("phase-table")) return cli::cmd_phase_table(phase_k_tiles, phase_forget);
   } catch (const std::invalid_argument& e) {
     std::cerr << "ladder: " << e.what() << "\n";
     return kExitCannotRun;

@@ -37,21 +37,34 @@ std::vector<double> widen(const std::vector<__half>& v) {
 
 }  // namespace
 
-CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed) {
+CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                       const std::string& fault) {
   CheckResult r;
   if (std::string why = why_not(step, M, N, K); !why.empty()) {
     r.reason = why;
     return r;
   }
+  const detail::Step* st = detail::find_step(resolve(step, M, N, K));
+  if (!fault.empty() && (!st->launch_fault || st->faults.find(fault) == std::string_view::npos))
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+                std::string(st->id) + " has no fault '" + fault + "'" +
+                    (st->faults.empty() ? std::string() : " (faults: " + std::string(st->faults) + ")"));
   cudaStream_t s = nullptr;
   DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
   DeviceBuffer<float> ref(M * N);
   fill_random(A.get(), A.size(), seed, s);
   fill_random(B.get(), B.size(), seed ^ 0xB0B0B0B0ull, s);
-  fill_poison(D.get(), D.size(), s);
-  try {
-    gemm(A.get(), B.get(), D.get(), M, N, K, step, s);
+  // The normal path goes through the public API (validation included); a fault variant is launched directly.
+  auto run = [&] {
+    fill_poison(D.get(), D.size(), s);
+    if (fault.empty())
+      gemm(A.get(), B.get(), D.get(), M, N, K, step, s);
+    else
+      st->launch_fault({A.get(), B.get(), D.get(), M, N, K, K, K, N}, s, fault);
     cuda_check(cudaStreamSynchronize(s), "step run");
+  };
+  try {
+    run();
   } catch (const Error& e) {
     r.status = Status::fail;
     r.reason = e.what();
@@ -63,11 +76,11 @@ CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K,
 
   // Same input again, output poisoned again: a race shows up as different bits.
   const std::vector<__half> first = download(D.get(), D.size());
-  fill_poison(D.get(), D.size(), s);
-  gemm(A.get(), B.get(), D.get(), M, N, K, step, s);
-  cuda_check(cudaStreamSynchronize(s), "second run");
-  const std::vector<__half> second = download(D.get(), D.size());
-  r.deterministic = std::memcmp(first.data(), second.data(), first.size() * sizeof(__half)) == 0;
+  if (fault.empty()) {
+    run();
+    const std::vector<__half> second = download(D.get(), D.size());
+    r.deterministic = std::memcmp(first.data(), second.data(), first.size() * sizeof(__half)) == 0;
+  }
 
   if (M * N * K <= kCpuReferenceMaxMNK) {
     const std::vector<double> cpu = cpu_gemm(download(A.get(), A.size()), download(B.get(), B.size()), M, N, K);

@@ -19,7 +19,9 @@ struct CheckResult {
   bool deterministic = true;    // a second run on the same input gave identical bits
 };
 
-CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed);
+// `fault`: run the step's deliberately broken variant instead (Step::faults); the verifier should fail it.
+CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                       const std::string& fault = {});
 
 struct BenchResult {
   Status status = Status::skip;

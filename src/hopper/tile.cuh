@@ -49,31 +49,50 @@ __device__ __forceinline__ void mma_k_tile(float (&acc)[kMHalves][kAccRegs], con
   }
 }
 
-// Register → GMEM. wgmma accumulator layout (PTX ISA 9.7.15.5.1, "Matrix D fragment" for m64nNk16):
-// thread t = 32w + l holds, for register i = v0 + 2·v1 + 4·j, row 16w + l/4 + 8·v1, column 8j + 2(l%4) + v0.
-// Cast to fp16 once, here. Rows/columns outside [M, N) are not written (tails).
-__device__ __forceinline__ void store_tile(const float (&acc)[kMHalves][kAccRegs], __half* D, int64_t ldd,
-                                           int64_t m0, int64_t n0, int64_t M, int64_t N) {
+// One K-tile for a 64-row × N_FRAG accumulator fragment: `a_smem` points at the fragment's 64 rows of the
+// SW128 A tile (1024-B aligned: rows come in 8-row atoms), `b_smem` at the N_FRAG-row B tile.
+template <int N_FRAG>
+__device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], const __half* a_smem, const __half* b_smem,
+                                                bool accumulate) {
+  const uint32_t a = sm90::smem_addr(a_smem), b = sm90::smem_addr(b_smem);
+#pragma unroll
+  for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+    sm90::wgmma_m64k16<N_FRAG>(acc, sm90::kmajor_sw128_descriptor(a + k * WGMMA_K * 2),
+                               sm90::kmajor_sw128_descriptor(b + k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
+}
+
+// Register → GMEM for one 64×N wgmma accumulator fragment whose first row is `row0`.
+// Layout (PTX ISA 9.7.15.5.1, "Matrix D fragment" for m64nNk16): thread t = 32w + l holds, for register
+// i = v0 + 2·v1 + 4·j, row 16w + l/4 + 8·v1, column 8j + 2(l%4) + v0. Cast to fp16 once, here.
+// Rows/columns outside [M, N) are not written (tails).
+template <int N_FRAG>
+__device__ __forceinline__ void store_fragment(const float (&acc)[N_FRAG / 2], __half* D, int64_t ldd, int64_t row0,
+                                               int64_t col0, int64_t M, int64_t N) {
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
   const bool pairs_aligned = (ldd % 2) == 0;
 #pragma unroll
-  for (int h = 0; h < kMHalves; ++h)
+  for (int j = 0; j < N_FRAG / 8; ++j)
 #pragma unroll
-    for (int j = 0; j < kAccRegs / 4; ++j)
-#pragma unroll
-      for (int v1 = 0; v1 < 2; ++v1) {
-        const int64_t row = m0 + h * WGMMA_M + 16 * w + l / 4 + 8 * v1;
-        const int64_t col = n0 + 8 * j + 2 * (l % 4);
-        if (row >= M) continue;
-        const float x = acc[h][4 * j + 2 * v1], y = acc[h][4 * j + 2 * v1 + 1];
-        __half* out = D + row * ldd + col;
-        if (pairs_aligned && col + 1 < N) {
-          *reinterpret_cast<__half2*>(out) = __floats2half2_rn(x, y);
-        } else {
-          if (col < N) out[0] = __float2half_rn(x);
-          if (col + 1 < N) out[1] = __float2half_rn(y);
-        }
+    for (int v1 = 0; v1 < 2; ++v1) {
+      const int64_t row = row0 + 16 * w + l / 4 + 8 * v1;
+      const int64_t col = col0 + 8 * j + 2 * (l % 4);
+      if (row >= M) continue;
+      const float x = acc[4 * j + 2 * v1], y = acc[4 * j + 2 * v1 + 1];
+      __half* out = D + row * ldd + col;
+      if (pairs_aligned && col + 1 < N) {
+        *reinterpret_cast<__half2*>(out) = __floats2half2_rn(x, y);
+      } else {
+        if (col < N) out[0] = __float2half_rn(x);
+        if (col + 1 < N) out[1] = __float2half_rn(y);
       }
+    }
+}
+
+// The whole 128×128 tile: two 64-row fragments.
+__device__ __forceinline__ void store_tile(const float (&acc)[kMHalves][kAccRegs], __half* D, int64_t ldd,
+                                           int64_t m0, int64_t n0, int64_t M, int64_t N) {
+#pragma unroll
+  for (int h = 0; h < kMHalves; ++h) store_fragment<BLK_N>(acc[h], D, ldd, m0 + h * WGMMA_M, n0, M, N);
 }
 
 }  // namespace ladder::hopper

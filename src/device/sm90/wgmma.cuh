@@ -31,6 +31,29 @@ __device__ __forceinline__ void fence_operand(float (&acc)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(acc[i])::"memory");
 }
 
+// m64nNk16 by N (the shapes tools/gen_wgmma.py generates).
+template <int N>
+__device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  if constexpr (N == 64) wgmma_m64n64k16(d, desc_a, desc_b, scale_d);
+  else if constexpr (N == 128) wgmma_m64n128k16(d, desc_a, desc_b, scale_d);
+  else if constexpr (N == 192) wgmma_m64n192k16(d, desc_a, desc_b, scale_d);
+  else if constexpr (N == 256) wgmma_m64n256k16(d, desc_a, desc_b, scale_d);
+  else static_assert(N == 64, "no wgmma wrapper generated for this N");
+}
+
+// setmaxnreg (PTX ISA 9.7.19.5): hand registers between warpgroups of a warp-specialized CTA. Every warp
+// of the warpgroup executes it; the kernel needs a register cap at launch (__launch_bounds__(threads, 1)).
+template <int R>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0);
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0);
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

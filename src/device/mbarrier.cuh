@@ -1,0 +1,57 @@
+// mbarrier vocabulary shared by both ladders, over CCCL's cuda::ptx wrappers.
+// A phase completes when its pending arrivals and its tx-count both reach zero; try_wait.parity(p)
+// succeeds once the phase with parity p has completed (PTX ISA 9.7.13.15 "mbarrier").
+#pragma once
+#include <cuda/ptx>
+
+#include <cstdint>
+#include <cstdio>
+
+// In debug builds (no NDEBUG) a wait that never completes traps with the barrier's name instead of
+// hanging the GPU. LADDER_BARRIER_TIMEOUT can also be forced on (e.g. for fault-injection variants).
+#if !defined(LADDER_BARRIER_TIMEOUT)
+#if defined(NDEBUG)
+#define LADDER_BARRIER_TIMEOUT 0
+#else
+#define LADDER_BARRIER_TIMEOUT 1
+#endif
+#endif
+
+namespace ladder {
+
+__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t count) { cuda::ptx::mbarrier_init(bar, count); }
+
+// Makes the inits visible to the other threads and to the async proxy (TMA, tensor core) before use.
+__device__ __forceinline__ void fence_barrier_init() {
+  cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+}
+
+// One arrival that also announces `bytes` of TMA traffic for the current phase.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,
+                                       bytes);
+}
+
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) { cuda::ptx::mbarrier_arrive(bar); }
+
+// Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the
+// debug-build timeout message.
+template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>
+__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase, const char* name) {
+  if constexpr (kTimeout) {
+    const long long start = clock64();
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+      if (clock64() - start > (10ll << 30)) {  // ~5 s at 2 GHz: far beyond any legitimate wait
+        printf("ladder: mbarrier '%s' wait (parity %u) timed out in block %d thread %d\n", name, phase, blockIdx.x,
+               threadIdx.x);
+        __trap();
+      }
+    }
+  } else {
+    (void)name;
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+    }
+  }
+}
+
+}  // namespace ladder

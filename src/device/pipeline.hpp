@@ -1,0 +1,27 @@
+// Pipeline state of an S-stage SMEM ring: which stage, and which phase parity to wait for there.
+// Advanced in one place; plain constexpr so the CPU tests drive it through wrap-arounds and tiles.
+#pragma once
+#include <cstdint>
+
+#include "device/descriptors.hpp"  // LADDER_HD
+
+namespace ladder {
+
+template <int STAGES>
+struct PipelineState {
+  static_assert(STAGES >= 1);
+  uint32_t stage = 0;
+  uint32_t phase = 0;  // parity of the barrier phase this stage is on; flips each time the ring wraps
+
+  LADDER_HD constexpr void advance() {
+    if (++stage == STAGES) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+  // The producer waits on `empty` barriers that have not completed any phase yet: a fresh barrier counts
+  // phase "-1" as complete, so the producer waits with the opposite parity and passes its first lap at once.
+  LADDER_HD constexpr uint32_t producer_phase() const { return phase ^ 1; }
+};
+
+}  // namespace ladder

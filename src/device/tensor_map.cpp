@@ -1,0 +1,47 @@
+#include "device/tensor_map.hpp"
+
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "ladder/ladder.hpp"
+
+namespace ladder {
+namespace {
+
+// cuTensorMapEncodeTiled lives in the driver library; fetch it through the runtime so that libladder
+// need not link libcuda (cudaGetDriverEntryPoint is deprecated in CUDA 13: use the ByVersion form).
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || p == nullptr)
+      throw Error(LADDER_ERROR_CUDA, std::string("cannot get cuTensorMapEncodeTiled from the driver: ") +
+                                         cudaGetErrorString(e));
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+CUtensorMap make_tensor_map_2d(const void* base, int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows,
+                               uint32_t box_cols, CUtensorMapSwizzle swizzle) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};                             // bytes, rank-1 entries
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box,
+                                 elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(LADDER_ERROR_CUDA, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
+                                       ") for a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix, ld " +
+                                       std::to_string(ld));
+  return map;
+}
+
+}  // namespace ladder

@@ -1,0 +1,30 @@
+// TMA (the copy engine) vocabulary, over CCCL's cuda::ptx wrappers. PTX ISA 9.7.9.25 cp.async.bulk.tensor.
+#pragma once
+#include <cuda.h>
+#include <cuda/ptx>
+
+#include <cstdint>
+
+namespace ladder {
+
+// Loads one box of `map` at (col = innermost coordinate, row) into SMEM; completion is signalled on `bar`
+// as tx-bytes (the full box, out-of-bounds zeros included).
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* map, int32_t col, int32_t row,
+                                            uint64_t* bar) {
+  const int32_t coords[2] = {col, row};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map, coords, bar);
+}
+
+// Loads the same box into the SMEM of every CTA in `cta_mask` (same offsets); each CTA's `bar` gets the tx-bytes.
+__device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, int32_t col, int32_t row,
+                                                      uint64_t* bar, uint16_t cta_mask) {
+  const int32_t coords[2] = {col, row};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map, coords, bar,
+                                  cta_mask);
+}
+
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+}  // namespace ladder
