@@ -1,0 +1,155 @@
+"""scripts/readme_table.py and scripts/plot.py on a small synthetic bench CSV."""
+import sys
+
+import pytest
+
+import bench_csv
+import plot
+import readme_table
+
+HEADER = ",".join(bench_csv.COLUMNS)
+PROVENANCE = "NVIDIA H200,abc123def456,2026-11-29T12:00:00Z"
+CSV_ROWS = [  # step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio,rel_err,status,min,max,cublas_ms,reps,sets,resolved
+    "h01,hopper,128,128,64,0.01000,0.2,1.0,0.200,1.200e-04,pass,0.009,0.011,0.002,10,2,h01",
+    "h03,hopper,4096,4096,4096,0.34360,400.0,720.0,0.556,2.500e-04,pass,0.34,0.35,0.19,10,2,h03",
+    "h04,hopper,4096,4096,4096,0.20000,687.0,720.0,0.954,2.400e-04,pass,0.19,0.21,0.19,10,2,h04",
+    "h03,hopper,8192,8192,8192,2.90000,379.1,670.0,0.566,3.100e-04,pass,2.8,3.0,1.64,10,2,h03",
+    "h04,hopper,8192,8192,8192,0.00000,0.0,670.0,0.000,3.000e-01,fail,0,0,1.64,10,2,h04",
+]
+LADDER_LIST = """GPU: no CUDA GPU is usable
+
+id   arch      target   title                shapes                           runs here
+h01  hopper    sm_90a   one tile             M==128, N==128, K==64            no GPU
+     change: smallest correct kernel
+h03  hopper    sm_90a   2D grid              M%128==0, N%128==0, K%64==0      no GPU
+h04  hopper    sm_90a   TMA                  M%128==0                         no GPU
+"""
+
+
+@pytest.fixture
+def bench(tmp_path):
+    path = tmp_path / "results" / "bench.csv"
+    path.parent.mkdir()
+    path.write_text("\n".join([HEADER] + [f"{r},{PROVENANCE}" for r in CSV_ROWS]) + "\n")
+    return path
+
+
+@pytest.fixture
+def readme(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text(f"# ladder\n\nintro\n\n{readme_table.BEGIN}\nold table\n{readme_table.END}\n\n## Errors\nkept\n")
+    return path
+
+
+def test_csv_reading_and_shape_choice(bench):
+    rows = bench_csv.read(bench)
+    assert [r.step for r in rows] == ["h01", "h03", "h04", "h03", "h04"]
+    assert bench_csv.shapes(rows) == [(128, 128, 64), (4096,) * 3, (8192,) * 3]
+    assert bench_csv.default_shape(rows) == (4096, 4096, 4096)  # two passing steps there, one at 8192³
+    assert bench_csv.parse_shape("8192") == (8192,) * 3
+    assert bench_csv.parse_shape("4095x4097x4099") == (4095, 4097, 4099)
+    with pytest.raises(bench_csv.CsvError, match="bad shape"):
+        bench_csv.parse_shape("12x12")
+
+
+def test_csv_without_the_columns_is_rejected(tmp_path, readme, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("step,m,n\nh01,1,2\n")
+    assert readme_table.main([str(bad), "--readme", str(readme)]) == 2
+    assert "missing columns: k, tflops" in capsys.readouterr().err
+
+
+def test_readme_table_numbers_and_provenance(bench, readme):
+    assert readme_table.main([str(bench), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("# ladder\n\nintro\n\n" + readme_table.BEGIN + "\n| step | shape | TFLOP/s |")
+    assert text.endswith(readme_table.END + "\n\n## Errors\nkept\n")
+    assert "old table" not in text
+    # 400 of cuBLAS 720 is 55.6 %; of the 989.5 peak 40.4 %.
+    assert "| `h03` | 4096³ | 400.0 | 720.0 | 55.6 | 40.4 | 2.5e-04 |" in text
+    assert "| `h01` | 128×128×64 | 0.2 | 1.0 | 20.0 | 0.0 | 1.2e-04 |" in text
+    assert "| `h04` | 8192³ | — | 670.0 | — | — | 3.0e-01 (fail) |" in text
+    # steps in CSV order, each step's shapes smallest first
+    order = [line.split("|")[1:3] for line in text.splitlines() if line.startswith("| `")]
+    assert [(s.strip(), sh.strip()) for s, sh in order] == [
+        ("`h01`", "128×128×64"), ("`h03`", "4096³"), ("`h03`", "8192³"), ("`h04`", "4096³"), ("`h04`", "8192³")]
+    assert ("Measured on NVIDIA H200, commit `abc123def456`, 2026-11-29T12:00:00Z; "
+            "source: `results/bench.csv`") in text
+
+
+def test_readme_table_is_idempotent_and_check_says_when_stale(bench, readme, capsys):
+    assert readme_table.main([str(bench), "--readme", str(readme), "--check"]) == 1
+    assert "old table" in readme.read_text()  # --check writes nothing
+    assert readme_table.main([str(bench), "--readme", str(readme)]) == 0
+    once = readme.read_text()
+    assert readme_table.main([str(bench), "--readme", str(readme)]) == 0
+    assert readme.read_text() == once
+    assert readme_table.main([str(bench), "--readme", str(readme), "--check"]) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_readme_table_with_steps_info_and_one_shape(bench, readme, tmp_path):
+    info = tmp_path / "steps.txt"
+    info.write_text(LADDER_LIST)
+    assert readme_table.read_steps_info(info) == {"h01": "one tile", "h03": "2D grid", "h04": "TMA"}
+    assert readme_table.main([str(bench), "--readme", str(readme), "--steps-info", str(info), "--shape", "4096"]) == 0
+    text = readme.read_text()
+    assert "| step | change | shape |" in text
+    assert "| `h04` | TMA | 4096³ | 687.0 | 720.0 | 95.4 | 69.4 | 2.4e-04 |" in text
+    assert "8192³" not in text and "128×128×64" not in text
+
+
+def test_readme_without_markers_is_an_error(bench, tmp_path, capsys):
+    plain = tmp_path / "README.md"
+    plain.write_text("# no markers\n")
+    assert readme_table.main([str(bench), "--readme", str(plain)]) == 2
+    assert "needs exactly one '<!-- ladder-table:begin -->'" in capsys.readouterr().err
+    assert plain.read_text() == "# no markers\n"
+
+
+def test_plot_without_matplotlib_says_what_it_needs(bench, tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
+    assert plot.main([str(bench), "-o", str(tmp_path)]) == 2
+    assert "plot.py needs matplotlib: python3 -m pip install matplotlib" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.png"))
+
+
+@pytest.fixture
+def plt():
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (.ci/run installs it)")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    return matplotlib.pyplot
+
+
+def test_plot_writes_both_pictures(bench, tmp_path, plt):
+    out = tmp_path / "pics"
+    assert plot.main([str(bench), "-o", str(out)]) == 0
+    for name in ("ladder_steps.png", "ladder_sizes.png"):
+        data = (out / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
+
+
+def test_plot_bars_carry_cublas_share_and_provenance(bench, tmp_path, plt, monkeypatch):
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)  # keep the figures to look at them
+    rows = bench_csv.read(bench)
+    plot.plot_steps(plt, rows, (8192, 8192, 8192), tmp_path / "s.png")
+    plot.plot_sizes(plt, rows, tmp_path / "z.png")
+    bars, sizes = (f.axes[0] for f in figures)
+    assert [t.get_text() for t in bars.texts] == ["57%", "fail"]
+    assert [p.get_height() for p in bars.patches] == [pytest.approx(379.1), 0.0]
+    assert "cuBLAS 670 TFLOP/s" in [t.get_text() for t in bars.get_legend().get_texts()]
+    for ax in (bars, sizes):
+        assert "NVIDIA H200" in ax.get_title() and "abc123def456" in ax.get_title() and "2026-11-29" in ax.get_title()
+    assert "8192³" in bars.get_title()
+    lines = {line.get_label(): list(line.get_ydata()) for line in sizes.get_lines()}
+    assert lines["h03"] == [400.0, pytest.approx(379.1)]
+    assert lines["h04"] == [687.0]  # the failed 8192³ point is left out
+    assert lines["cuBLAS"] == [1.0, 720.0, 670.0]
+
+
+def test_plot_rejects_a_shape_not_in_the_csv(bench, tmp_path, plt, capsys):
+    assert plot.main([str(bench), "-o", str(tmp_path), "--shape", "2048"]) == 2
+    assert "no rows at 2048³" in capsys.readouterr().err
