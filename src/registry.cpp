@@ -8,6 +8,7 @@
 // Hopper ladder (sm_90a): src/hopper/NN_*.cu
 extern const ladder::detail::Step step_h01, step_h02, step_h03, step_h04, step_h05, step_h06, step_h07;
 // Blackwell ladder (sm_100a): src/blackwell/NN_*.cu
+extern const ladder::detail::Step step_b01, step_b02, step_b03;
 
 namespace ladder::detail {
 
@@ -16,6 +17,7 @@ std::span<const Step* const> registry() {
       // Hopper
       &step_h01, &step_h02, &step_h03, &step_h04, &step_h05, &step_h06, &step_h07,
       // Blackwell
+      &step_b01, &step_b02, &step_b03,
   };
   return steps;
 }

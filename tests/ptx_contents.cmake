@@ -31,3 +31,12 @@ foreach(s h04 h05 h06 h07)
 endforeach()
 expect_ptx(h05 HAS "wgmma.wait_group.sync.aligned 1")
 expect_ptx(h07 HAS "setmaxnreg.dec.sync.aligned.u32 40" "setmaxnreg.inc.sync.aligned.u32 232" "m64n256k16")
+
+# b01-b03 (sm_100a, compiled, not run): TMEM allocated and freed, tcgen05.mma committed to an mbarrier, the
+# accumulator read back with tcgen05.ld + wait::ld; operands copied by threads (no TMA), no Hopper wgmma.
+foreach(s b01 b02 b03)
+  expect_ptx(${s} HAS "tcgen05.alloc.cta_group::1" "tcgen05.relinquish_alloc_permit" "tcgen05.mma.cta_group::1.kind::f16"
+                  "tcgen05.commit.cta_group::1" "tcgen05.ld.sync.aligned.32x32b" "tcgen05.wait::ld"
+                  "tcgen05.dealloc.cta_group::1" "elect.sync" "fence.proxy.async.shared::cta" "mbarrier.try_wait.parity"
+                  LACKS "cp.async.bulk.tensor" "wgmma" "cta_group::2")
+endforeach()
