@@ -1,4 +1,5 @@
 // The C++ API: argument validation (the same for every step), step resolution, launch.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -81,6 +82,35 @@ void check_launch(std::string_view step_id) {
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
 }
 int sm_count() { return harness::current_device().sms; }
+
+int max_blocks_per_sm(const void* kernel, int threads, size_t smem) {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess || blocks < 1) {
+    cudaGetLastError();
+    return 1;
+  }
+  return blocks;
+}
+
+int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster_size * sm_count(), 1, 1);
+  config.blockDim = dim3(threads, 1, 1);
+  config.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster_size;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters <= 0) {
+    cudaGetLastError();
+    return std::max(1, sm_count() / cluster_size);  // fall back to one cluster per SM pair
+  }
+  return clusters;
+}
 
 void check_attribute(cudaError_t e, std::string_view step_id) {
   if (e != cudaSuccess)

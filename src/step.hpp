@@ -56,6 +56,10 @@ std::string require_tma_rows(const Problem& p);
 void check_launch(std::string_view step_id);
 // Number of SMs of the current device (cached): persistent grids are sized by it.
 int sm_count();
+// How many CTAs of `kernel` fit on one SM at once (at least 1).
+int max_blocks_per_sm(const void* kernel, int threads, size_t smem);
+// How many clusters of `cluster_size` CTAs (each `threads` threads, `smem` dynamic SMEM) fit at once.
+int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem);
 // Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
 void check_attribute(cudaError_t e, std::string_view step_id);
 

@@ -26,7 +26,7 @@ foreach(s h01 h02 h03)
 endforeach()
 
 # h04+: operands arrive by TMA; the wgmma path stays.
-foreach(s h04 h05 h06 h07)
+foreach(s h04 h05 h06 h07 h08 h09)
   expect_ptx(${s} HAS "cp.async.bulk.tensor.2d" "mbarrier.try_wait.parity" "wgmma.mma_async" LACKS "tcgen05")
 endforeach()
 expect_ptx(h05 HAS "wgmma.wait_group.sync.aligned 1")
@@ -40,3 +40,13 @@ foreach(s b01 b02 b03)
                   "tcgen05.dealloc.cta_group::1" "elect.sync" "fence.proxy.async.shared::cta" "mbarrier.try_wait.parity"
                   LACKS "cp.async.bulk.tensor" "wgmma" "cta_group::2")
 endforeach()
+
+# b04+ (sm_100a, compiled, not run): operands arrive by TMA into SW128 SMEM, armed with expect_tx.
+foreach(s b04 b05)
+  expect_ptx(${s} HAS "cp.async.bulk.tensor.2d" "mbarrier.arrive.expect_tx" "tcgen05.mma.cta_group::1.kind::f16"
+                  "tcgen05.commit.cta_group::1" "tcgen05.ld.sync.aligned.32x32b" "tcgen05.dealloc.cta_group::1"
+                  LACKS "wgmma" "cta_group::2")
+endforeach()
+expect_ptx(h08 HAS "multicast::cluster" "mbarrier.arrive.release.cluster.shared::cluster" "barrier.cluster")
+expect_ptx(h09 HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
+               "cp.async.bulk.commit_group")

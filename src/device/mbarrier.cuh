@@ -34,6 +34,12 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_
 
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) { cuda::ptx::mbarrier_arrive(bar); }
 
+// Arrive on a barrier in another CTA of the cluster: `peer_bar` is the generic address of the peer's
+// barrier (cooperative_groups' map_shared_rank, i.e. mapa).
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* peer_bar) {
+  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, peer_bar);
+}
+
 // Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the
 // debug-build timeout message.
 template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>

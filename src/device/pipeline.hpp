@@ -19,6 +19,12 @@ struct PipelineState {
       phase ^= 1;
     }
   }
+  // Skip n stages (e.g. the K-tiles of a tile that another consumer owns).
+  LADDER_HD constexpr void advance(int n) {
+    const uint32_t next = stage + static_cast<uint32_t>(n);
+    phase ^= (next / STAGES) & 1u;
+    stage = next % STAGES;
+  }
   // The producer waits on `empty` barriers that have not completed any phase yet: a fresh barrier counts
   // phase "-1" as complete, so the producer waits with the opposite parity and passes its first lap at once.
   LADDER_HD constexpr uint32_t producer_phase() const { return phase ^ 1; }

@@ -23,6 +23,18 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const CUte
                                   cta_mask);
 }
 
+// Stores one box from SMEM to `map` at (col, row); out-of-bounds parts of the box are not written.
+// Completion is tracked per thread with bulk groups (commit, then wait_group_read before reusing the SMEM).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int32_t col, int32_t row, const void* smem_src) {
+  const int32_t coords[2] = {col, row};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords, smem_src);
+}
+__device__ __forceinline__ void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }
+template <int N>
+__device__ __forceinline__ void tma_store_wait_read() {  // ≤ N store groups may still be reading SMEM
+  cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<N>{});
+}
+
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
 }

@@ -14,7 +14,7 @@
 namespace ladder::hopper {
 namespace {
 
-inline constexpr int STAGES = 4;
+inline constexpr int STAGES = 3;  // 3 × 32 KB: two CTAs fit on an SM (228 KB)
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
 inline constexpr int kWarps = kWarpgroupThreads / 32;
 

@@ -1,5 +1,6 @@
 // Hopper ladder · step 06 — persistent.
-// Extends h05 by changing who decides which tile a CTA computes: the grid is the number of SMs, and each
+// Extends h05 by changing who decides which tile a CTA computes: the grid is the number of SMs (times the
+// CTAs that fit on one), and each
 // CTA walks tiles idx = blockIdx.x, +gridDim.x, … through a static scheduler in grouped (L2-friendly)
 // order. The barriers are initialised once, and their phases carry across tiles: the pipeline cursors
 // simply keep advancing.
@@ -18,7 +19,7 @@
 namespace ladder::hopper {
 namespace {
 
-inline constexpr int STAGES = 4;
+inline constexpr int STAGES = 3;  // 3 × 32 KB: two CTAs fit on an SM (228 KB)
 inline constexpr int GROUP_M = 8;
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
 inline constexpr int kWarps = kWarpgroupThreads / 32;
@@ -105,7 +106,9 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, detail::sm_count()));
+  static const int per_sm = detail::max_blocks_per_sm(reinterpret_cast<const void*>(persistent_kernel),
+                                                      kWarpgroupThreads, kSmemBytes);
+  const int grid = static_cast<int>(std::min<int64_t>(tiles, int64_t{per_sm} * detail::sm_count()));
   persistent_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                                      static_cast<int>(p.N), static_cast<int>(p.K));
   detail::check_launch("h06");
