@@ -42,7 +42,7 @@ foreach(s b01 b02 b03)
 endforeach()
 
 # b04+ (sm_100a, compiled, not run): operands arrive by TMA into SW128 SMEM, armed with expect_tx.
-foreach(s b04 b05)
+foreach(s b04 b05 b06 b07)
   expect_ptx(${s} HAS "cp.async.bulk.tensor.2d" "mbarrier.arrive.expect_tx" "tcgen05.mma.cta_group::1.kind::f16"
                   "tcgen05.commit.cta_group::1" "tcgen05.ld.sync.aligned.32x32b" "tcgen05.dealloc.cta_group::1"
                   LACKS "wgmma" "cta_group::2")
