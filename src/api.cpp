@@ -1,5 +1,7 @@
 // The C++ API: argument validation (the same for every step), step resolution, launch.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -82,6 +84,16 @@ void check_launch(std::string_view step_id) {
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
 }
 int sm_count() { return harness::current_device().sms; }
+
+void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
+  static const bool on = [] {
+    const char* v = std::getenv("LADDER_TRACE");
+    return v && *v && *v != '0';
+  }();
+  if (on)
+    std::fprintf(stderr, "ladder: %.*s grid %d block %d smem %zu %.*s\n", static_cast<int>(step_id.size()),
+                 step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
+}
 
 int max_blocks_per_sm(const void* kernel, int threads, size_t smem) {
   int blocks = 0;

@@ -60,6 +60,8 @@ int sm_count();
 int max_blocks_per_sm(const void* kernel, int threads, size_t smem);
 // How many clusters of `cluster_size` CTAs (each `threads` threads, `smem` dynamic SMEM) fit at once.
 int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem);
+// With LADDER_TRACE=1 in the environment, prints a launch's shape to stderr (for tuning; off by default).
+void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
 // Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
 void check_attribute(cudaError_t e, std::string_view step_id);
 

@@ -133,6 +133,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const int grid = CLUSTER_M * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
   cluster_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                          static_cast<int>(p.N), static_cast<int>(p.K));
+  detail::trace_launch("h08", grid, kThreads, kSmemBytes, "max_active_clusters " + std::to_string(max_clusters));
   detail::check_launch("h08");
 }
 

@@ -37,6 +37,7 @@ struct SharedStorage {
   alignas(1024) __half Dtile[kConsumers][BLK_M * BLK_N];  // per consumer: (BLK_M, BLK_N) SW128 image
   uint64_t full_bar[STAGES];
   uint64_t empty_bar[STAGES];
+  uint64_t turn_bar[kConsumers];  // consumer c may start its next mainloop (the ordered hand-over)
 };
 inline constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
 static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
@@ -55,6 +56,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
       mbarrier_init(&s.full_bar[st], 1);
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
     }
+    for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.turn_bar[c], kWarpgroupThreads / 32);
     fence_barrier_init();
   }
   cluster.sync();
@@ -92,10 +94,18 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
       if (threadIdx.x % 32 == 0)
         for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(cluster.map_shared_rank(&s.empty_bar[stage], r));
     };
-    for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters) {
+    // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
+    // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
+    uint32_t turn_phase = 0;
+    int n = 0;  // this consumer's tile count
+    for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
       int cm, tn;
       sched.tile(tile, cm, tn);
       const int m_st = (cm * CLUSTER_M + rank) * BLK_M, n_st = tn * BLK_N;
+      if (c == 1 || n > 0) {
+        mbarrier_wait(&s.turn_bar[c], turn_phase, "turn_bar");
+        turn_phase ^= 1;
+      }
       uint32_t prev_stage = 0;
       for (int i = 0; i < k_tiles; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -107,6 +117,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
         prev_stage = read.stage;
         read.advance();
       }
+      if (threadIdx.x % 32 == 0) mbarrier_arrive(&s.turn_bar[1 - c]);  // the other consumer's mainloop may start
       sm90::wgmma_wait_group<0>();
       sm90::fence_operand(acc[0]);
       sm90::fence_operand(acc[1]);
@@ -138,6 +149,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const int grid = CLUSTER_M * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
   pingpong_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
                                                           static_cast<int>(p.K));
+  detail::trace_launch("h09", grid, kThreads, kSmemBytes, "max_active_clusters " + std::to_string(max_clusters));
   detail::check_launch("h09");
 }
 
