@@ -47,6 +47,6 @@ foreach(s b04 b05 b06 b07)
                   "tcgen05.commit.cta_group::1" "tcgen05.ld.sync.aligned.32x32b" "tcgen05.dealloc.cta_group::1"
                   LACKS "wgmma" "cta_group::2")
 endforeach()
-expect_ptx(h08 HAS "multicast::cluster" "mbarrier.arrive.release.cluster.shared::cluster" "barrier.cluster")
+expect_ptx(h08 HAS "multicast::cluster" "mapa.shared::cluster" "mbarrier.arrive.shared::cluster" "barrier.cluster")
 expect_ptx(h09 HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
                "cp.async.bulk.commit_group")

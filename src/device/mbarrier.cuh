@@ -34,10 +34,15 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_
 
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) { cuda::ptx::mbarrier_arrive(bar); }
 
-// Arrive on a barrier in another CTA of the cluster: `peer_bar` is the generic address of the peer's
-// barrier (cooperative_groups' map_shared_rank, i.e. mapa).
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* peer_bar) {
-  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, peer_bar);
+// Arrive on barrier `bar` (our SMEM offset) in CTA `cta` of the cluster (mapa + a shared::cluster arrive).
+// NOTE: default semantics, release at CTA scope (as CUTLASS's ClusterBarrier). A .release.cluster arrive
+// would also wait until this thread's earlier global stores (the previous tile's writeback) are visible
+// cluster-wide, stalling the mainloop; the stage's readers are wgmmas already retired by wait_group.
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
+  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(cta));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
 // Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the

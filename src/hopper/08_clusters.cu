@@ -92,7 +92,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
     // Release a stage in both CTAs: the peer's producer multicasts into our SMEM too.
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(cluster.map_shared_rank(&s.empty_bar[stage], r));
+        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
     };
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int cm, tn;

@@ -92,7 +92,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
     read.advance(c * k_tiles);  // consumer 1 starts at the second tile's K-tiles
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(cluster.map_shared_rank(&s.empty_bar[stage], r));
+        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
     };
     // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
     // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
