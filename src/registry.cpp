@@ -10,7 +10,7 @@ extern const ladder::detail::Step step_h01, step_h02, step_h03, step_h04, step_h
     step_h08, step_h09;
 // Blackwell ladder (sm_100a): src/blackwell/NN_*.cu
 extern const ladder::detail::Step step_b01, step_b02, step_b03, step_b04, step_b05, step_b06,
-    step_b07;
+    step_b07, step_b08, step_b09, step_b10;
 
 namespace ladder::detail {
 
@@ -20,6 +20,7 @@ std::span<const Step* const> registry() {
       &step_h01, &step_h02, &step_h03, &step_h04, &step_h05, &step_h06, &step_h07, &step_h08, &step_h09,
       // Blackwell
       &step_b01, &step_b02, &step_b03, &step_b04, &step_b05, &step_b06, &step_b07,
+      &step_b08, &step_b09, &step_b10,
   };
   return steps;
 }

@@ -47,6 +47,40 @@ foreach(s b04 b05 b06 b07)
                   "tcgen05.commit.cta_group::1" "tcgen05.ld.sync.aligned.32x32b" "tcgen05.dealloc.cta_group::1"
                   LACKS "wgmma" "cta_group::2")
 endforeach()
+
+# b08+ (sm_100a, compiled, not run): a CTA pair — every tcgen05 instruction is cta_group::2 (never mixed
+# with ::1), both CTAs' TMA loads signal the leader's barrier (mapa), commits multicast to the pair.
+foreach(s b08 b09 b10)
+  expect_ptx(${s} HAS "tcgen05.alloc.cta_group::2" "tcgen05.mma.cta_group::2.kind::f16"
+                  "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster"
+                  "tcgen05.dealloc.cta_group::2" "mbarrier::complete_tx::bytes.cta_group::2" "mapa.shared::cluster"
+                  "barrier.cluster" "tcgen05.ld.sync.aligned.32x32b"
+                  LACKS "cta_group::1" "wgmma")
+endforeach()
+# b10: the writeback goes through SMEM and TMA stores, two staging buffers (bulk groups).
+expect_ptx(b10 HAS "cp.async.bulk.tensor.2d.global.shared::cta" "cp.async.bulk.commit_group"
+                "cp.async.bulk.wait_group.read" "fence.proxy.async.shared::cta")
+
+# TMEM columns each b-step allocates (tcgen05.alloc reads them from a register set just before it):
+# 128 for one 128x128 accumulator; 256 for the pair's 128x256 (b08); 512 for two consumers (b09) or two
+# accumulator stages (b10).
+function(expect_tmem_columns step cols)
+  file(READ ${PTX_DIR}/${step}.ptx ptx)
+  string(REGEX MATCH "tcgen05\\.alloc[^\n]*, (%r[0-9]+);" alloc "${ptx}")
+  if(NOT alloc)
+    message(FATAL_ERROR "${step}.ptx has no tcgen05.alloc")
+  endif()
+  string(FIND "${ptx}" "mov.b32 \t${CMAKE_MATCH_1}, ${cols};" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${step}.ptx: tcgen05.alloc does not take ${cols} columns")
+  endif()
+endfunction()
+foreach(s b01 b02 b03 b04 b05 b06 b07)
+  expect_tmem_columns(${s} 128)
+endforeach()
+expect_tmem_columns(b08 256)
+expect_tmem_columns(b09 512)
+expect_tmem_columns(b10 512)
 expect_ptx(h08 HAS "multicast::cluster" "mapa.shared::cluster" "mbarrier.arrive.shared::cluster" "barrier.cluster")
 expect_ptx(h09 HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
                "cp.async.bulk.commit_group")

@@ -29,20 +29,28 @@ __device__ __forceinline__ void cooperative_copy(__half* smem, const __half* gme
   cooperative_copy_sw128<ROWS, kWarpgroupThreads>(smem, gmem, ld);
 }
 
+// cta_group::1 (one CTA) or cta_group::2 (a CTA pair, from b08 on). Every cta_group-qualified tcgen05
+// instruction of a kernel must use the same one.
+template <int CTA_GROUP>
+inline constexpr auto cta_group = cuda::ptx::cta_group_1;
+template <>
+inline constexpr auto cta_group<2> = cuda::ptx::cta_group_2;
+
 // Warp-collective (the whole warp, no lane guard): allocates COLS TMEM columns and writes their base
 // address to `*slot` in SMEM. Then gives up the right to allocate again, so that other CTAs waiting on
-// this SM's TMEM are not held back by us (we never allocate twice).
-template <uint32_t COLS>
+// this SM's TMEM are not held back by us (we never allocate twice). With CTA_GROUP == 2 one warp of
+// EACH CTA of the pair executes it.
+template <uint32_t COLS, int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_allocate(uint32_t* slot) {
   static_assert(sm100::valid_tmem_columns(COLS));
-  cuda::ptx::tcgen05_alloc(cuda::ptx::cta_group_1, slot, COLS);
-  cuda::ptx::tcgen05_relinquish_alloc_permit(cuda::ptx::cta_group_1);
+  cuda::ptx::tcgen05_alloc(cta_group<CTA_GROUP>, slot, COLS);
+  cuda::ptx::tcgen05_relinquish_alloc_permit(cta_group<CTA_GROUP>);
 }
 
 // Warp-collective, by the allocating warp, after every TMEM read has been fenced and synchronized.
-template <uint32_t COLS>
+template <uint32_t COLS, int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_free(uint32_t tmem_base) {
-  cuda::ptx::tcgen05_dealloc(cuda::ptx::cta_group_1, tmem_base, COLS);
+  cuda::ptx::tcgen05_dealloc(cta_group<CTA_GROUP>, tmem_base, COLS);
 }
 
 // The smem descriptors of one (rows, BLK_K) SW128 K-major tile, advanced to k16 slice k: +32 B of start
@@ -54,11 +62,14 @@ __device__ __forceinline__ uint64_t smem_desc(const __half* tile, int k) {
 
 // One K-tile of the 128x128 tile: four tcgen05.mma m128n128k16. Issued by ONE thread: each instruction is
 // a full-tile operation. accumulate == false makes the first slice overwrite TMEM (it holds garbage).
+// With CTA_GROUP == 2 (issued by the pair's leader) the same SMEM offsets are read in both CTAs: A rows
+// 0–127 from the leader and 128–255 from its peer, B rows likewise split; `idesc` names M = 256.
+template <int CTA_GROUP = 1>
 __device__ __forceinline__ void mma_k_tile(uint32_t acc, const __half* a_smem, const __half* b_smem,
                                            bool accumulate, uint32_t idesc = kIdesc) {
 #pragma unroll
   for (int k = 0; k < BLK_K / MMA_K; ++k)
-    cuda::ptx::tcgen05_mma(cuda::ptx::kind_f16, cuda::ptx::cta_group_1, acc, smem_desc(a_smem, k),
+    cuda::ptx::tcgen05_mma(cuda::ptx::kind_f16, cta_group<CTA_GROUP>, acc, smem_desc(a_smem, k),
                            smem_desc(b_smem, k), idesc, accumulate || k > 0);
 }
 
