@@ -19,7 +19,7 @@ using detail::Step;
 std::string known_steps() {
   std::string s;
   for (const Step* st : detail::registry()) s += std::string(st->id) + " ";
-  return s + "best";
+  return s;
 }
 
 Problem make_problem(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K, Strides st) {
@@ -27,7 +27,7 @@ Problem make_problem(const __half* A, const __half* B, __half* D, int64_t M, int
 }
 
 // Checks that hold for every step. Throws ladder::Error.
-void validate_common(const Problem& p, bool check_pointers) {
+void validate_sizes(const Problem& p) {
   if (p.M <= 0 || p.N <= 0 || p.K <= 0)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, "M, N and K must be positive (got M=" + std::to_string(p.M) +
                                                    ", N=" + std::to_string(p.N) + ", K=" + std::to_string(p.K) + ")");
@@ -39,29 +39,21 @@ void validate_common(const Problem& p, bool check_pointers) {
   auto fits = [&](int64_t rows, int64_t ld) { return rows <= kMaxElems / ld; };
   if (!fits(p.M, p.lda) || !fits(p.N, p.ldb) || !fits(p.M, p.ldd))
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, "matrix sizes overflow 64-bit byte offsets");
-  if (!check_pointers) return;
-  if (!p.A || !p.B || !p.D) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "A, B and D must be non-null device pointers");
-  auto aligned16 = [](const void* q) { return reinterpret_cast<uintptr_t>(q) % 16 == 0; };
-  if (!aligned16(p.A) || !aligned16(p.B) || !aligned16(p.D))
-    throw Error(LADDER_ERROR_MISALIGNED, "A, B and D must be 16-byte aligned (every step reads and writes 16-byte vectors or uses TMA)");
 }
 
-// Resolves "best" (or an id) to a step that accepts the problem on this device; throws otherwise.
+void validate_pointers(const Problem& p, const Step& s) {
+  if (!p.A || !p.B || !p.D) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "A, B and D must be non-null device pointers");
+  const auto a = static_cast<uintptr_t>(s.pointer_alignment);
+  auto ok = [&](const void* q) { return reinterpret_cast<uintptr_t>(q) % a == 0; };
+  if (!ok(p.A) || !ok(p.B) || !ok(p.D))
+    throw Error(LADDER_ERROR_MISALIGNED,
+                std::string(s.id) + ": A, B and D must be " + std::to_string(a) + "-byte aligned" +
+                    (a == 16 ? " (16-byte vectors and TMA; step 'best' takes any fp16-aligned pointer)" : ""));
+}
+
+// Resolves a step id ("" means "best") to a step that accepts the problem; throws otherwise.
 const Step& resolve_step(std::string_view id, const Problem& p) {
-  if (id.empty() || id == "best") {
-    const harness::DeviceInfo dev = harness::current_device();
-    std::string reasons;
-    auto steps = detail::registry();
-    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-      const Step& s = **it;
-      if (dev.present && dev.cc != detail::required_cc(s.arch)) continue;
-      if (!dev.present && s.arch != detail::Arch::hopper) continue;
-      if (std::string why = s.check(p); why.empty()) return s;
-      else if (reasons.empty()) reasons = std::string(s.id) + ": " + why;
-    }
-    throw Error(LADDER_ERROR_UNSUPPORTED_SHAPE, "no step accepts M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) +
-                                                    " K=" + std::to_string(p.K) + " (" + reasons + ")");
-  }
+  if (id.empty()) id = "best";
   const Step* s = detail::find_step(id);
   if (!s) throw Error(LADDER_ERROR_UNKNOWN_STEP, "unknown step '" + std::string(id) + "'; known steps: " + known_steps());
   if (std::string why = s->check(p); !why.empty())
@@ -141,8 +133,9 @@ std::vector<StepInfo> steps() {
 void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K, std::string_view step,
           cudaStream_t stream, Strides strides) {
   const Problem p = make_problem(A, B, D, M, N, K, strides);
-  validate_common(p, /*check_pointers=*/true);
+  validate_sizes(p);
   const Step& s = resolve_step(step, p);
+  validate_pointers(p, s);
   require_device(s);
   s.launch(p, stream);
 }
@@ -150,7 +143,7 @@ void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int
 std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides) {
   try {
     const Problem p = make_problem(nullptr, nullptr, nullptr, M, N, K, strides);
-    validate_common(p, /*check_pointers=*/false);
+    validate_sizes(p);
     require_device(resolve_step(step, p));
     return {};
   } catch (const Error& e) {
@@ -160,7 +153,7 @@ std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Stri
 
 std::string resolve(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides) {
   const Problem p = make_problem(nullptr, nullptr, nullptr, M, N, K, strides);
-  validate_common(p, /*check_pointers=*/false);
+  validate_sizes(p);
   return std::string(resolve_step(step, p).id);
 }
 

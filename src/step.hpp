@@ -36,6 +36,8 @@ struct Step {
   // verifier catches the bug): names, comma-separated, and their launcher.
   std::string_view faults = {};
   void (*launch_fault)(const Problem&, cudaStream_t, std::string_view fault) = nullptr;
+  // Alignment (bytes) the step needs of A, B and D: 16 for 16-byte vectors and TMA.
+  int pointer_alignment = 16;
 };
 
 std::span<const Step* const> registry();

@@ -30,6 +30,9 @@ TEST(CliParse, Shapes) {
   auto prod = make_shapes({128, 256}, {384}, {64, 128});
   EXPECT_EQ(prod.size(), 4u);
   EXPECT_EQ(suite("standard").size(), 13u);
+  const auto sweep = suite("sweep");
+  EXPECT_GE(sweep.size(), 200u);
+  for (const Shape& s : sweep) EXPECT_TRUE(s.M >= 1 && s.N >= 1 && s.K >= 1);
   EXPECT_THROW(suite("nope"), std::invalid_argument);
 }
 

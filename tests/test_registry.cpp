@@ -23,8 +23,10 @@ TEST(Registry, IdsUniqueOrderedAndDescribed) {
   std::set<std::string_view> ids;
   for (const detail::Step* s : detail::registry()) {
     EXPECT_TRUE(ids.insert(s->id).second) << s->id;
-    EXPECT_EQ(s->id.size(), 3u);
-    EXPECT_EQ(s->id[0], s->arch == detail::Arch::hopper ? 'h' : 'b');
+    if (s->id != "best") {
+      EXPECT_EQ(s->id.size(), 3u);
+      EXPECT_EQ(s->id[0], s->arch == detail::Arch::hopper ? 'h' : 'b');
+    }
     EXPECT_FALSE(s->title.empty());
     EXPECT_FALSE(s->change.empty());
     EXPECT_FALSE(s->shapes.empty());
@@ -49,11 +51,19 @@ TEST(Registry, ShapeConstraintsNameTheRule) {
   EXPECT_NE(why_not("h03", 256, 256, 64, {.lda = 128}).find("dense rows"), std::string::npos);
 }
 
-TEST(Registry, BestResolvesToTheHighestAcceptingStep) {
-  EXPECT_EQ(resolve("best", 128, 128, 64), detail::registry().back()->arch == detail::Arch::hopper
-                                                ? std::string(detail::registry().back()->id)
-                                                : resolve("best", 128, 128, 64));
-  EXPECT_THROW(resolve("best", 100, 100, 100), Error);
+TEST(Registry, BestAcceptsAnyShape) {
+  EXPECT_EQ(resolve("best", 128, 128, 64), "best");
+  EXPECT_EQ(resolve("", 1, 1, 1), "best");  // the default
+  EXPECT_EQ(why_not("best", 8191, 8191, 8191).find("does not accept"), std::string::npos);
+  EXPECT_EQ(why_not("best", 3, 5, 7, {.lda = 9, .ldb = 11, .ldd = 13}).find("does not accept"), std::string::npos);
+  EXPECT_NE(why_not("h04", 64, 64, 7).find("K must be a multiple of 8"), std::string::npos);
+}
+
+TEST(CApi, BestTakesFp16AlignedPointersOnly) {
+  // 2-byte aligned is fine for best (the failure is then the missing GPU or nothing); odd addresses are not.
+  EXPECT_EQ(ladder_gemm(reinterpret_cast<const void*>(0x10001), kFake, kFakeOut, 64, 64, 64, "best", nullptr),
+            LADDER_ERROR_MISALIGNED);
+  EXPECT_NE(std::string(ladder_last_error()).find("2-byte aligned"), std::string::npos);
 }
 
 TEST(CApi, StepEnumeration) {

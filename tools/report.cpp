@@ -84,12 +84,33 @@ std::vector<Shape> suite(const std::string& name) {
     return {{128, 128, 64},    {128, 128, 1024},  {256, 384, 512},   {384, 256, 192},  {1024, 1024, 1024},
             {2048, 1024, 4096}, {1920, 640, 320}, {4096, 4096, 4096}, {8192, 8192, 8192}};
   if (name == "bench") return {{4096, 4096, 4096}, {8192, 8192, 8192}};
+  if (name == "sweep") {
+    // 240 shapes from a fixed generator: primes, M or N < 128, K < 64, K % 8 != 0, very skinny, large.
+    std::vector<Shape> out;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    auto next = [&](int64_t lo, int64_t hi) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
+    };
+    const int64_t primes[] = {1, 2, 3, 5, 7, 13, 31, 61, 127, 257, 509, 1021, 2039, 4093};
+    for (int i = 0; i < 240; ++i) {
+      switch (i % 6) {
+        case 0: out.push_back({primes[next(0, 13)], primes[next(0, 13)], primes[next(0, 13)]}); break;
+        case 1: out.push_back({next(1, 127), next(1, 2048), next(1, 2048)}); break;    // M < 128
+        case 2: out.push_back({next(1, 2048), next(1, 127), next(1, 2048)}); break;    // N < 128
+        case 3: out.push_back({next(1, 1024), next(1, 1024), next(1, 63)}); break;     // K < 64
+        case 4: out.push_back({next(1, 3000), next(1, 3000), next(1, 400) * 8 + next(1, 7)}); break;  // K % 8 != 0
+        case 5: out.push_back({next(1, 8), next(2048, 8192), next(64, 4096)}); break;  // very skinny
+      }
+    }
+    return out;
+  }
   if (name == "standard")
     return {{1024, 1024, 1024},   {2048, 2048, 2048},  {4096, 4096, 4096},   {6144, 6144, 6144},
             {8192, 8192, 8192},   {16384, 16384, 16384}, {8192, 4096, 4096}, {8192, 14336, 4096},
             {8192, 4096, 14336},  {8192, 28672, 8192}, {4095, 4097, 4099},   {8191, 8191, 8191},
             {3000, 5000, 2000}};
-  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard)");
+  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard, sweep)");
 }
 
 std::vector<std::string> select_steps(const std::string& text) {
@@ -99,7 +120,7 @@ std::vector<std::string> select_steps(const std::string& text) {
   auto known = [&](const std::string& id) {
     for (const std::string& a : all)
       if (a == id) return true;
-    return id == "best";
+    return false;
   };
   for (const std::string& item : split(text, ',')) {
     if (item == "all") {
@@ -120,7 +141,7 @@ std::vector<std::string> select_steps(const std::string& text) {
       if (!known(item)) {
         std::string list;
         for (const std::string& a : all) list += a + " ";
-        throw std::invalid_argument("unknown step '" + item + "'; known: " + list + "best");
+        throw std::invalid_argument("unknown step '" + item + "'; known: " + list);
       }
       out.push_back(item);
     }

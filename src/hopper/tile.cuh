@@ -69,7 +69,7 @@ template <int N_FRAG>
 __device__ __forceinline__ void store_fragment(const float (&acc)[N_FRAG / 2], __half* D, int64_t ldd, int64_t row0,
                                                int64_t col0, int64_t M, int64_t N) {
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
-  const bool pairs_aligned = (ldd % 2) == 0;
+  const bool pairs_aligned = ldd % 2 == 0 && reinterpret_cast<uintptr_t>(D) % 4 == 0;  // half2 stores
 #pragma unroll
   for (int j = 0; j < N_FRAG / 8; ++j)
 #pragma unroll

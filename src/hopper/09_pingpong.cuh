@@ -1,0 +1,171 @@
+// Hopper ladder · step 09's kernel, templated on its tuning knobs so that step 10 can pick a
+// configuration per shape. See 09_pingpong.cu for what the step changes.
+#pragma once
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <string>
+
+#include "device/mbarrier.cuh"
+#include "device/pipeline.hpp"
+#include "device/scheduler.hpp"
+#include "device/tensor_map.hpp"
+#include "device/tma.cuh"
+#include "hopper/epilogue.cuh"
+#include "hopper/tile.cuh"
+#include "step.hpp"
+
+namespace ladder::hopper::pingpong {
+
+namespace cg = cooperative_groups;
+
+// Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile's width (tile = 128 × TILE_N),
+// and the scheduler's group height (in cluster tiles).
+template <int CLUSTER_M_, int STAGES_, int TILE_N_, int GROUP_M_ = 8>
+struct Config {
+  static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
+  static constexpr int TILE_M = BLK_M;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads (and multicasts)
+  static_assert(TILE_N % 64 == 0 && TILE_N <= 128, "a consumer holds 128 × TILE_N fp32 in ≤ 128 registers");
+  static_assert(B_SLICE % 8 == 0, "B slices are whole 8-row swizzle atoms");
+
+  struct SharedStorage {
+    alignas(1024) __half A[STAGES][TILE_M * BLK_K];              // STAGES × (TILE_M, BLK_K)
+    alignas(1024) __half B[STAGES][TILE_N * BLK_K];              // STAGES × (TILE_N, BLK_K): a slice from each CTA
+    alignas(1024) __half Dtile[kConsumers][TILE_M * TILE_N];     // per consumer: (TILE_M, TILE_N) SW128 image
+    uint64_t full_bar[STAGES];
+    uint64_t empty_bar[STAGES];
+    uint64_t turn_bar[kConsumers];  // consumer c may start its next mainloop (the ordered hand-over)
+  };
+  static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
+  static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
+};
+
+template <class Cfg>
+__global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+    pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                    const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+  constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
+  constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE;
+  using SharedStorage = typename Cfg::SharedStorage;
+  extern __shared__ uint8_t smem_raw[];
+  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int wg = threadIdx.x / kWarpgroupThreads;
+
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < STAGES; ++st) {
+      mbarrier_init(&s.full_bar[st], 1);
+      mbarrier_init(&s.empty_bar[st], CLUSTER_M * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
+    }
+    for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.turn_bar[c], kWarpgroupThreads / 32);
+    fence_barrier_init();
+  }
+  cluster.sync();
+
+  const int tiles_m = (M + TILE_M - 1) / TILE_M;
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (N + TILE_N - 1) / TILE_N, Cfg::GROUP_M};
+  const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
+  const int k_tiles = (K + BLK_K - 1) / BLK_K;
+
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      PipelineState<STAGES> load;
+      for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
+        int cm, tn;
+        sched.tile(tile, cm, tn);
+        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
+          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
+          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          if constexpr (CLUSTER_M > 1)
+            tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, n_st + rank * B_SLICE,
+                                  &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          else
+            tma_load_2d(s.B[load.stage], &tmap_b, kt * BLK_K, n_st, &s.full_bar[load.stage]);
+          load.advance();
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<232>();
+    const int c = wg - 1;
+    float acc[kMHalves][TILE_N / 2];  // (TILE_M, TILE_N): a whole tile per consumer
+    PipelineState<STAGES> read;
+    read.advance(c * k_tiles);  // consumer 1 starts at the second tile's K-tiles
+    auto release = [&](uint32_t stage) {
+      if (threadIdx.x % 32 == 0)
+        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+    };
+    // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
+    // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
+    uint32_t turn_phase = 0;
+    int n = 0;  // this consumer's tile count
+    for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
+      int cm, tn;
+      sched.tile(tile, cm, tn);
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+      if (c == 1 || n > 0) {
+        mbarrier_wait(&s.turn_bar[c], turn_phase, "turn_bar");
+        turn_phase ^= 1;
+      }
+      uint32_t prev_stage = 0;
+      for (int i = 0; i < k_tiles; ++i) {
+        mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int h = 0; h < kMHalves; ++h)
+          mma_k_tile_64xN<TILE_N>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<1>();
+        if (i > 0) release(prev_stage);
+        prev_stage = read.stage;
+        read.advance();
+      }
+      if (threadIdx.x % 32 == 0) mbarrier_arrive(&s.turn_bar[1 - c]);  // the other consumer's mainloop may start
+      sm90::wgmma_wait_group<0>();
+      sm90::fence_operand(acc[0]);
+      sm90::fence_operand(acc[1]);
+      release(prev_stage);
+      read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
+      store_tile_tma<TILE_N, kMHalves>(acc, s.Dtile[c], &tmap_d, m_st, n_st, /*bar_id=*/1 + c);
+    }
+    if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
+  }
+  cluster.sync();
+}
+
+inline std::string check(const detail::Problem& p) {
+  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
+  if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
+  return {};
+}
+
+template <class Cfg>
+void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  const auto kernel = pingpong_kernel<Cfg>;
+  static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+  detail::check_attribute(attr, step_id);
+  static const int max_clusters = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), Cfg::CLUSTER_M,
+                                                              Cfg::kThreads, Cfg::kSmemBytes);
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
+  const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
+  const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
+  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
+  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + Cfg::TILE_N - 1) / Cfg::TILE_N);
+  const int grid = Cfg::CLUSTER_M * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
+                                                           static_cast<int>(p.K));
+  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
+                       "cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " + std::to_string(Cfg::STAGES) +
+                           " tile 128x" + std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
+  detail::check_launch(step_id);
+}
+
+}  // namespace ladder::hopper::pingpong
