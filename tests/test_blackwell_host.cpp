@@ -1,9 +1,13 @@
 // The Blackwell ladder's host-side rules, checked on the CPU (the b-steps are compiled for sm_100a and
-// never run here): TMEM arithmetic and budgets, and every b-step's shape rules and description.
+// never run here): TMEM arithmetic and budgets, every b-step's shape rules and description, and the
+// accumulator handshake of b07/b10 on the host mbarrier model.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "device/mbarrier_model.hpp"
+#include "device/pipeline.hpp"
 #include "device/sm100/tmem.hpp"
 #include "ladder/ladder.hpp"
 #include "step.hpp"
@@ -41,4 +45,64 @@ TEST(BlackwellSteps, ShapeRulesMatchTheHopperTwins) {
   EXPECT_NE(why_not("b03", 200, 128, 64).find("M must be a multiple of 128"), std::string::npos);
   EXPECT_NE(why_not("b03", 128, 130, 64).find("N must be a multiple of 128"), std::string::npos);
   EXPECT_NE(why_not("b03", 256, 256, 64, {.lda = 128}).find("dense rows"), std::string::npos);
+}
+
+// The accumulator handshake of b07 (one TMEM accumulator) and b10 (two), on the host mbarrier model:
+// the MMA warp waits tmem_empty[stage] with PipelineState::producer_phase(), commits to tmem_full[stage];
+// the epilogue waits tmem_full[stage] with .phase and arrives on tmem_empty[stage].
+namespace {
+template <int STAGES>
+struct AccumulatorRing {
+  std::vector<model::Mbarrier> full, empty;
+  PipelineState<STAGES> mma, epi;
+  AccumulatorRing() : full(STAGES, model::Mbarrier(1)), empty(STAGES, model::Mbarrier(1)) {}
+  bool mma_may_start() const { return empty[mma.stage].try_wait_parity(mma.producer_phase()); }
+  void mma_commit() {
+    full[mma.stage].arrive();
+    mma.advance();
+  }
+  bool epilogue_may_start() const { return full[epi.stage].try_wait_parity(epi.phase); }
+  void epilogue_release() {
+    empty[epi.stage].arrive();
+    epi.advance();
+  }
+};
+}  // namespace
+
+TEST(AccumulatorRing, OneStageAlternatesMmaAndEpilogue) {
+  AccumulatorRing<1> r;
+  for (int tile = 0; tile < 5; ++tile) {
+    SCOPED_TRACE(tile);
+    ASSERT_TRUE(r.mma_may_start());  // tile 0: the fresh barrier's phase −1 counts as complete
+    EXPECT_FALSE(r.epilogue_may_start());
+    r.mma_commit();
+    EXPECT_FALSE(r.mma_may_start());  // one accumulator: the next tile's MMAs wait for the writeback
+    ASSERT_TRUE(r.epilogue_may_start());
+    r.epilogue_release();
+  }
+}
+
+TEST(AccumulatorRing, EmptySideStartingAtParityZeroDeadlocks) {
+  model::Mbarrier tmem_empty(1), tmem_full(1);
+  EXPECT_FALSE(tmem_empty.try_wait_parity(0));  // the MMA warp would wait for a release that never comes…
+  EXPECT_FALSE(tmem_full.try_wait_parity(0));   // …because the epilogue waits for the MMA first
+  EXPECT_TRUE(tmem_empty.try_wait_parity(PipelineState<1>{}.producer_phase()));
+}
+
+TEST(AccumulatorRing, TwoStagesLetTheMmaRunOneTileAhead) {
+  AccumulatorRing<2> r;
+  ASSERT_TRUE(r.mma_may_start());
+  r.mma_commit();  // tile 0 → stage 0
+  ASSERT_TRUE(r.mma_may_start());
+  r.mma_commit();  // tile 1 → stage 1, while tile 0 is written back
+  EXPECT_FALSE(r.mma_may_start());  // tile 2 needs stage 0 back
+  ASSERT_TRUE(r.epilogue_may_start());
+  r.epilogue_release();  // tile 0 written back
+  EXPECT_TRUE(r.mma_may_start());
+  r.mma_commit();  // tile 2 → stage 0 (second lap: phases flipped)
+  ASSERT_TRUE(r.epilogue_may_start());
+  r.epilogue_release();  // tile 1
+  ASSERT_TRUE(r.epilogue_may_start());
+  r.epilogue_release();  // tile 2
+  EXPECT_FALSE(r.epilogue_may_start());
 }
