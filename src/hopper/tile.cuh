@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "device/copy.cuh"
 #include "device/descriptors.hpp"
 #include "device/sm90/wgmma.cuh"
 
@@ -20,17 +21,10 @@ inline constexpr int kAccRegs = BLK_N / 2;        // fp32 accumulators per threa
 inline constexpr int kMHalves = BLK_M / WGMMA_M;  // one warpgroup covers 128 rows as two 64-row wgmmas
 
 // All 128 threads copy a (rows, BLK_K) tile from row-major GMEM (leading dimension ld) into SW128 SMEM,
-// 16 bytes per access. Rows must be 16-byte aligned: ld % 8 == 0.
+// 16 bytes per access (device/copy.cuh, shared with the Blackwell ladder). Rows 16-byte aligned: ld % 8 == 0.
 template <int ROWS>
 __device__ __forceinline__ void cooperative_copy(__half* smem, const __half* gmem, int64_t ld) {
-  constexpr int kChunksPerRow = BLK_K * 2 / 16;  // 8
-  uint8_t* dst = reinterpret_cast<uint8_t*>(smem);
-#pragma unroll
-  for (int i = threadIdx.x; i < ROWS * kChunksPerRow; i += kWarpgroupThreads) {
-    const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
-    const uint4 v = *reinterpret_cast<const uint4*>(gmem + row * ld + chunk * 8);
-    *reinterpret_cast<uint4*>(dst + sw128_offset(row, chunk * 16)) = v;
-  }
+  cooperative_copy_sw128<ROWS, kWarpgroupThreads>(smem, gmem, ld);
 }
 
 // One K-tile (BLK_K = 64 = four k16 slices) of the 128x128 tile: two 64-row wgmmas per slice.
