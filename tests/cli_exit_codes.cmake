@@ -36,3 +36,16 @@ elseif(rc EQUAL 0)
 else()
   message(FATAL_ERROR "bench: unexpected exit ${rc}\n${out}\n${err}")
 endif()
+
+# A b-step (sm_100a) launches nothing where it cannot run: exit 2 with what it needs. On the H200 the
+# message names the GPU ("needs a Blackwell (sm_100) GPU; this is NVIDIA H200 (sm_90)"); without a GPU it
+# asks for one; only on a Blackwell GPU does the check run (exit 0 or 1).
+execute_process(COMMAND ${LADDER} check --steps b01 --shapes 128x128x64 RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(rc EQUAL 2)
+  if(NOT err MATCHES "needs an NVIDIA GPU|needs a Blackwell \\(sm_100\\) GPU; this is .+ \\(sm_[0-9]+\\)")
+    message(FATAL_ERROR "check --steps b01 off Blackwell must say what it needs:\n${out}\n${err}")
+  endif()
+elseif(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
+  message(FATAL_ERROR "check --steps b01: unexpected exit ${rc}\n${out}\n${err}")
+endif()
