@@ -11,7 +11,7 @@ namespace ladder::hopper {
 namespace {
 
 // 2×1 cluster sharing B, 5 stages of 32 KB, 128×128 tiles per consumer.
-using H09 = pingpong::Config</*CLUSTER_M=*/2, /*STAGES=*/5, /*TILE_N=*/128>;
+using H09 = pingpong::Config</*CLUSTER_M=*/2, /*STAGES=*/5, /*TILE_M=*/128, /*TILE_N=*/128>;
 
 void launch(const detail::Problem& p, cudaStream_t stream) { pingpong::launch<H09>(p, stream, "h09"); }
 

@@ -19,17 +19,18 @@ namespace ladder::hopper::pingpong {
 
 namespace cg = cooperative_groups;
 
-// Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile's width (tile = 128 × TILE_N),
-// and the scheduler's group height (in cluster tiles).
-template <int CLUSTER_M_, int STAGES_, int TILE_N_, int GROUP_M_ = 8>
+// Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile (TILE_M × TILE_N, one
+// 64-row wgmma fragment per 64 rows), and the scheduler's group height (in cluster tiles).
+template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8>
 struct Config {
-  static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
-  static constexpr int TILE_M = BLK_M;
+  static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_M = TILE_M_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
+  static constexpr int FRAGS = TILE_M / WGMMA_M;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
   static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads (and multicasts)
-  static_assert(TILE_N % 64 == 0 && TILE_N <= 128, "a consumer holds 128 × TILE_N fp32 in ≤ 128 registers");
+  static_assert(TILE_M % 64 == 0 && TILE_N % 64 == 0 && TILE_M * TILE_N <= 128 * 128,
+                "a consumer holds TILE_M × TILE_N fp32 in ≤ 128 registers per thread");
   static_assert(B_SLICE % 8 == 0, "B slices are whole 8-row swizzle atoms");
 
   struct SharedStorage {
@@ -96,7 +97,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   } else {
     sm90::setmaxnreg_inc<232>();
     const int c = wg - 1;
-    float acc[kMHalves][TILE_N / 2];  // (TILE_M, TILE_N): a whole tile per consumer
+    float acc[Cfg::FRAGS][TILE_N / 2];  // (TILE_M, TILE_N): a whole tile per consumer
     PipelineState<STAGES> read;
     read.advance(c * k_tiles);  // consumer 1 starts at the second tile's K-tiles
     auto release = [&](uint32_t stage) {
@@ -120,7 +121,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
         sm90::wgmma_fence();
 #pragma unroll
-        for (int h = 0; h < kMHalves; ++h)
+        for (int h = 0; h < Cfg::FRAGS; ++h)
           mma_k_tile_64xN<TILE_N>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
@@ -130,11 +131,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       }
       if (threadIdx.x % 32 == 0) mbarrier_arrive(&s.turn_bar[1 - c]);  // the other consumer's mainloop may start
       sm90::wgmma_wait_group<0>();
-      sm90::fence_operand(acc[0]);
-      sm90::fence_operand(acc[1]);
+#pragma unroll
+      for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
-      store_tile_tma<TILE_N, kMHalves>(acc, s.Dtile[c], &tmap_d, m_st, n_st, /*bar_id=*/1 + c);
+      store_tile_tma<TILE_N, Cfg::FRAGS>(acc, s.Dtile[c], &tmap_d, m_st, n_st, /*bar_id=*/1 + c);
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
@@ -164,7 +165,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) 
                                                            static_cast<int>(p.K));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
                        "cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " + std::to_string(Cfg::STAGES) +
-                           " tile 128x" + std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
+                           " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
   detail::check_launch(step_id);
 }
 
