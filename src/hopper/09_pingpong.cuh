@@ -148,9 +148,12 @@ inline std::string check(const detail::Problem& p) {
   return {};
 }
 
+using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int);
+
+// Launches a persistent cluster kernel (Cfg: CLUSTER_M, TILE_M × TILE_N per CTA, B_SLICE, threads, SMEM)
+// with one CTA per SM, tensor maps for A, B (the CTA's B slice) and D (64×64 store boxes).
 template <class Cfg>
-void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  const auto kernel = pingpong_kernel<Cfg>;
+void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
   static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
   detail::check_attribute(attr, step_id);
   static const int max_clusters = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), Cfg::CLUSTER_M,
@@ -167,6 +170,11 @@ void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) 
                        "cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " + std::to_string(Cfg::STAGES) +
                            " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
   detail::check_launch(step_id);
+}
+
+template <class Cfg>
+void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  launch_with<Cfg>(pingpong_kernel<Cfg>, p, stream, step_id);
 }
 
 }  // namespace ladder::hopper::pingpong

@@ -1,9 +1,10 @@
 // Hopper ladder · step 10 — sota.
-// Extends h09 by changing nothing in the kernel and everything in how it is chosen: a small table of
-// configurations (cluster size, ring depth, consumer tile width) picked per problem shape. Large problems
-// keep h09's 2×1 cluster with 128×128 consumer tiles; problems with too few 128×128 tiles to fill 132 SMs
-// twice over use 128×64 tiles (twice the tiles, deeper ring), without a cluster.
-// Gains: wave quantization and under-filled SMs on small and skinny shapes; nothing at 8192³.
+// Extends h09 by changing how the kernel is chosen: a small table of configurations picked per problem
+// shape. Besides h09's ping-pong kernel with other knobs (cluster size, ring depth, consumer tile), it
+// has one more kernel: h08's cooperative 128×256 tile (both consumers on one tile) with h09's
+// asynchronous stmatrix → TMA-store writeback, which moves a third fewer L2→SMEM bytes per FLOP than
+// 128×128 ping-pong tiles; on a power-limited part, fewer bytes per FLOP also means higher clocks.
+// Gains: a few % on large squares; under-filled SMs on small shapes (128×64 tiles).
 #include <cstdlib>
 
 #include "hopper/09_pingpong.cuh"
@@ -11,18 +12,117 @@
 namespace ladder::hopper {
 namespace {
 
+// ── the cooperative kernel: h08's mainloop, h09's writeback ──────────────────────────────────────────
+template <int STAGES_, int GROUP_M_>
+struct CoopConfig {
+  static constexpr int CLUSTER_M = 2, STAGES = STAGES_, GROUP_M = GROUP_M_, TILE_M = 128, TILE_N = 256;
+  static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int B_SLICE = TILE_N / CLUSTER_M;
+  struct SharedStorage {
+    alignas(1024) __half A[STAGES][TILE_M * BLK_K];
+    alignas(1024) __half B[STAGES][TILE_N * BLK_K];
+    alignas(1024) __half Dtile[kConsumers][WGMMA_M * TILE_N];  // per consumer: (64, TILE_N) SW128 image
+    uint64_t full_bar[STAGES];
+    uint64_t empty_bar[STAGES];
+  };
+  static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
+  static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
+};
+
+template <class Cfg>
+__global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+    cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                       const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+  constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
+  constexpr int B_SLICE = Cfg::B_SLICE;
+  extern __shared__ uint8_t smem_raw[];
+  auto& s = *reinterpret_cast<typename Cfg::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  const auto cluster = cooperative_groups::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int wg = threadIdx.x / kWarpgroupThreads;
+
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < STAGES; ++st) {
+      mbarrier_init(&s.full_bar[st], 1);
+      mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);
+    }
+    fence_barrier_init();
+  }
+  cluster.sync();
+
+  const int tiles_m = (M + TILE_M - 1) / TILE_M;
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (N + TILE_N - 1) / TILE_N, Cfg::GROUP_M};
+  const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
+  const int k_tiles = (K + BLK_K - 1) / BLK_K;
+
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      PipelineState<STAGES> load;
+      for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
+        int cm, tn;
+        sched.tile(tile, cm, tn);
+        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
+          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
+          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, n_st + rank * B_SLICE,
+                                &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          load.advance();
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<232>();
+    const int c = wg - 1;
+    float acc[1][TILE_N / 2];  // (64, TILE_N)
+    PipelineState<STAGES> read;
+    auto release = [&](uint32_t stage) {
+      if (threadIdx.x % 32 == 0)
+        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+    };
+    for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
+      int cm, tn;
+      sched.tile(tile, cm, tn);
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+      uint32_t prev_stage = 0;
+      for (int i = 0; i < k_tiles; ++i) {
+        mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
+        sm90::wgmma_fence();
+        mma_k_tile_64xN<TILE_N>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<1>();
+        if (i > 0) release(prev_stage);
+        prev_stage = read.stage;
+        read.advance();
+      }
+      sm90::wgmma_wait_group<0>();
+      sm90::fence_operand(acc[0]);
+      release(prev_stage);
+      store_tile_tma<TILE_N, 1>(acc, s.Dtile[c], &tmap_d, m_st + c * WGMMA_M, n_st, /*bar_id=*/1 + c);
+    }
+    if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
+  }
+  cluster.sync();
+}
+
 //                                   CLUSTER_M  STAGES  TILE_M  TILE_N
 using Square = pingpong::Config<      2,      5,     128,    128>;  // h09's
 using Narrow = pingpong::Config<      1,      8,     128,     64>;
 using NarrowPair = pingpong::Config<  2,      8,     128,     64>;
 using Wide = pingpong::Config<        2,      4,      64,    256>;  // m64n256: 20 % less SMEM read per FLOP
+using Coop = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8>;                 // 128×256 cooperative, async writeback
+using CoopG16 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/16>;
 
 // The configuration table. LADDER_H10_CONFIG=<index> forces one (for tuning runs).
-enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3 };
+enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5 };
 
 Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
-    return static_cast<Pick>(std::atoi(forced) % 4);
+    return static_cast<Pick>(std::atoi(forced) % 6);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
   if (tiles_128 < detail::sm_count()) return Pick::narrow_pair;
@@ -35,6 +135,8 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::narrow: return pingpong::launch<Narrow>(p, stream, "h10");
     case Pick::narrow_pair: return pingpong::launch<NarrowPair>(p, stream, "h10");
     case Pick::wide: return pingpong::launch<Wide>(p, stream, "h10");
+    case Pick::coop: return pingpong::launch_with<Coop>(cooperative_kernel<Coop>, p, stream, "h10");
+    case Pick::coop_g16: return pingpong::launch_with<CoopG16>(cooperative_kernel<CoopG16>, p, stream, "h10");
   }
 }
 
