@@ -124,9 +124,13 @@ Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
     return static_cast<Pick>(std::atoi(forced) % 6);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
+  const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
-  if (tiles_128 < detail::sm_count()) return Pick::narrow_pair;
-  return Pick::square;
+  if (tiles_128 < sms) return Pick::narrow_pair;
+  // Fewer than two 128×256 tiles per SM: the ping-pong's 128×128 tiles balance the last wave better
+  // (2048³: 94 % vs 91 % of cuBLAS, docs/results/dev/2026-11-29-h10-config*.csv).
+  if (tiles_128 / 2 < 2 * sms) return Pick::square;
+  return Pick::coop;  // 3000×5000×2000: 91 % vs 86 %; large squares: equal or better
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
