@@ -23,3 +23,6 @@ for s in h04 h05 h06 h07 h08 h09 h10 best; do for t in memcheck racecheck syncch
   echo "$s $t: $r"; done; done > "$OUT/sanitizer.log"; echo "sanitizer: $(grep -vc ' 0 errors\| 0 hazards' "$OUT/sanitizer.log") lines with findings"
 for o in $B/CMakeFiles/ladder_hopper_steps.dir/src/hopper/*.o; do echo "$(basename $o .cu.o): $(cuobjdump --dump-sass $o | grep -c HGMMA) HGMMA, $(cuobjdump --dump-sass $o | grep -cE 'LDL|STL') LDL/STL"; done > "$OUT/sass.txt"
 cat "$OUT/bench-ladder.log" "$OUT/bench-standard.log" | grep -E "hopper|best" | cut -c1-100
+grep -v " 0 errors\| 0 hazards" "$OUT/sanitizer.log"; grep -E "FAIL|failed" "$OUT/python.log" | head -5
+# At most 8 files come back from the device: the logs travel as one archive.
+(cd "$OUT" && tar czf logs.tgz *.log *.txt && rm -f *.log *.txt)

@@ -1,5 +1,8 @@
 // The C++ API: argument validation (the same for every step), step resolution, launch.
 #include <algorithm>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -76,6 +79,18 @@ void check_launch(std::string_view step_id) {
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
 }
 int sm_count() { return harness::current_device().sms; }
+
+void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id) {
+  static std::mutex mu;
+  static std::set<std::pair<const void*, int>> done;
+  int device = 0;
+  check_attribute(cudaGetDevice(&device), step_id);
+  std::lock_guard lock(mu);
+  if (done.count({kernel, device})) return;
+  check_attribute(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+                  step_id);
+  done.insert({kernel, device});
+}
 
 void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
   static const bool on = [] {

@@ -66,5 +66,7 @@ int max_active_clusters(const void* kernel, int cluster_size, int threads, size_
 void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
 // Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
 void check_attribute(cudaError_t e, std::string_view step_id);
+// Raises `kernel`'s dynamic SMEM limit to `bytes` on the current device, once per (kernel, device).
+void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id);
 
 }  // namespace ladder::detail

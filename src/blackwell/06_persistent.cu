@@ -119,9 +119,7 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "b06");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(persistent_kernel), kSmemBytes, "b06");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);

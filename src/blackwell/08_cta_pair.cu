@@ -151,9 +151,7 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(cta_pair_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "b08");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(cta_pair_kernel), kSmemBytes, "b08");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   static const int max_clusters =

@@ -158,9 +158,7 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(two_consumers_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "b09");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(two_consumers_kernel), kSmemBytes, "b09");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   static const int max_clusters = detail::max_active_clusters(reinterpret_cast<const void*>(two_consumers_kernel),

@@ -176,9 +176,7 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(sota_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "b10");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(sota_kernel), kSmemBytes, "b10");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, BLK_M, kStoreCols);

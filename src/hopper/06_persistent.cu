@@ -100,9 +100,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) persistent_kernel(const __g
 std::string check(const detail::Problem& p) { return detail::require_tma_rows(p); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "h06");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(persistent_kernel), kSmemBytes, "h06");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);

@@ -101,9 +101,7 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
 std::string check(const detail::Problem& p) { return detail::require_tma_rows(p); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(warp_specialized_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "h07");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(warp_specialized_kernel), kSmemBytes, "h07");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, TILE_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, TILE_N, BLK_K);
   const int64_t tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);

@@ -121,9 +121,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
 std::string check(const detail::Problem& p) { return detail::require_tma_rows(p); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(cluster_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  detail::check_attribute(attr, "h08");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(cluster_kernel), kSmemBytes, "h08");
   static const int max_clusters =
       detail::max_active_clusters(reinterpret_cast<const void*>(cluster_kernel), CLUSTER_M, kThreads, kSmemBytes);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, TILE_M, BLK_K);

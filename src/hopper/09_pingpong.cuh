@@ -16,6 +16,11 @@
 #include "step.hpp"
 
 namespace ladder::hopper::pingpong {
+// NOTE: internal linkage on purpose. h09 and h10 both instantiate pingpong_kernel<Config<2,5,128,128>>; with
+// whole-program device compilation each translation unit registers its own copy of the kernel, and a shared
+// (weak) host stub plus a shared static "attribute already set" flag left one copy without its SMEM limit
+// raised ("invalid argument" at launch, depending on which step ran first).
+namespace {
 
 namespace cg = cooperative_groups;
 
@@ -154,8 +159,7 @@ using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUten
 // with one CTA per SM, tensor maps for A, B (the CTA's B slice) and D (64×64 store boxes).
 template <class Cfg>
 void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
-  detail::check_attribute(attr, step_id);
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
   static const int max_clusters = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), Cfg::CLUSTER_M,
                                                               Cfg::kThreads, Cfg::kSmemBytes);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
@@ -177,4 +181,5 @@ void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) 
   launch_with<Cfg>(pingpong_kernel<Cfg>, p, stream, step_id);
 }
 
+}  // namespace
 }  // namespace ladder::hopper::pingpong

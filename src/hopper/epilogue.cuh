@@ -4,6 +4,7 @@
 #include <cuda/ptx>
 
 #include "device/descriptors.hpp"
+#include "device/named_barrier.cuh"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
 
@@ -45,9 +46,7 @@ __device__ __forceinline__ void fragment_to_smem(const float (&acc)[N_FRAG / 2],
 }
 
 // Named barrier over one warpgroup (ids 1.. : 0 is __syncthreads).
-__device__ __forceinline__ void warpgroup_sync(int id) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(kWarpgroupThreads) : "memory");
-}
+__device__ __forceinline__ void warpgroup_sync(int id) { named_barrier_sync(id, kWarpgroupThreads); }
 
 // Writes FRAGS stacked 64 × N_FRAG fragments (rows row0 + 64f) through `tile` in SMEM with TMA stores;
 // the stores stay in flight when this returns. The calling warpgroup owns `tile` and named barrier `bar_id`.
