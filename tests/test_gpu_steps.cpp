@@ -135,6 +135,18 @@ TEST(Best, StridedUnalignedAnyK) {
   }
 }
 
+// Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
+// second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
+TEST(Regression, ClusterStepsRunInAnyOrder) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  for (const char* step : {"best", "h10", "h09", "h08"}) {
+    const harness::CheckResult r = harness::check_step(step, 1024, 1024, 1024, 5);
+    EXPECT_EQ(r.status, harness::Status::pass) << step << ": " << r.reason;
+  }
+}
+
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
 TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
   const harness::DeviceInfo dev = harness::current_device();
