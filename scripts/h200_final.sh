@@ -16,6 +16,7 @@ $L check --steps hopper --suite check > "$OUT/check-ladder.log" 2>&1; echo "chec
 { $L check --steps best,h08-h10 --suite standard --seeds 1; $L check --steps best --suite sweep --seeds 1,2; } > "$OUT/check-standard-sweep.log" 2>&1
 echo "check standard+sweep: $(grep -c ' pass ' "$OUT/check-standard-sweep.log") pass, $(grep -c ' FAIL ' "$OUT/check-standard-sweep.log") FAIL"
 $L check --steps h04 --shapes 512x512x4096,1024x1024x1024 --inject forget-phase-toggle > "$OUT/inject.log" 2>&1; echo "inject rc=$? $(tail -1 "$OUT/inject.log")"
+timeout 120 $L check --steps h04 --shapes 256x256x256 --seeds 1 --inject lost-arrival > "$OUT/lost-arrival.log" 2>&1; echo "lost-arrival rc=$? $(grep -m1 'timed out' "$OUT/lost-arrival.log")"
 { python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q --no-index --find-links .whl --target /tmp/pyt pytest; } > /dev/null 2>&1
 PYTHONPATH=/tmp/pyt LADDER_LIBRARY=$PWD/$B/libladder.so python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$OUT/python.log" 2>&1; echo "python: $(tail -1 "$OUT/python.log")"
 for s in h04 h05 h06 h07 h08 h09 h10 best; do for t in memcheck racecheck synccheck; do

@@ -135,6 +135,16 @@ TEST(Best, StridedUnalignedAnyK) {
   }
 }
 
+// A step built for another architecture is refused with a clear error and launches nothing.
+TEST(Device, OtherArchitectureIsRefused) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  const char* other = dev.cc == 90 ? "b03" : "h03";
+  harness::DeviceBuffer<__half> A(128 * 64), B(128 * 64), D(128 * 128);
+  EXPECT_EQ(ladder_gemm(A.get(), B.get(), D.get(), 128, 128, 64, other, nullptr), LADDER_ERROR_UNSUPPORTED_DEVICE);
+  EXPECT_NE(std::string(ladder_last_error()).find("needs a"), std::string::npos) << ladder_last_error();
+}
+
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {

@@ -16,8 +16,13 @@ namespace {
 
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
 
-// kForgetPhaseToggle: the seed's bug, built on purpose (`ladder check --inject forget-phase-toggle`).
-template <bool kForgetPhaseToggle>
+// Bugs built on purpose (`ladder check --steps h04 --inject <fault>`):
+//   forget-phase-toggle — the seed's bug: from iteration 1 on the wait returns early (silent corruption);
+//   lost-arrival        — the last K-tile is never loaded: its wait never completes. Fault variants always
+//                         have the barrier timeout, so this traps with the barrier's name instead of hanging.
+enum class Fault { none, forget_phase_toggle, lost_arrival };
+
+template <Fault kFault>
 __global__ void __launch_bounds__(kWarpgroupThreads) tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
                                                                 const __grid_constant__ CUtensorMap tmap_b, __half* D,
                                                                 int64_t ldd, int M, int N, int K) {
@@ -36,13 +41,14 @@ __global__ void __launch_bounds__(kWarpgroupThreads) tma_kernel(const __grid_con
   uint32_t phase = 0;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;  // the last K-tile may run past K: zero-filled
   for (int i = 0; i < k_tiles; ++i) {
-    if (threadIdx.x == 0) {  // one elected thread drives the copy engine
+    const bool lose = kFault == Fault::lost_arrival && i == k_tiles - 1;
+    if (threadIdx.x == 0 && !lose) {  // one elected thread drives the copy engine
       mbarrier_arrive_expect_tx(&full_bar, kStageBytes);
       tma_load_2d(Asmem, &tmap_a, i * BLK_K, m_st, &full_bar);
       tma_load_2d(Bsmem, &tmap_b, i * BLK_K, n_st, &full_bar);
     }
-    mbarrier_wait</*kTimeout=*/kForgetPhaseToggle>(&full_bar, phase, "full_bar");
-    if constexpr (!kForgetPhaseToggle) phase ^= 1;  // ← TOGGLE: the next wait is for the next phase
+    mbarrier_wait</*kTimeout=*/kFault != Fault::none>(&full_bar, phase, "full_bar");
+    if constexpr (kFault != Fault::forget_phase_toggle) phase ^= 1;  // ← TOGGLE: the next wait is for the next phase
 
     sm90::wgmma_fence();
     mma_k_tile(acc, Asmem, Bsmem, /*accumulate=*/i != 0);
@@ -62,7 +68,7 @@ std::string check(const detail::Problem& p) {
   return {};
 }
 
-template <bool kFault>
+template <Fault kFault>
 void run(const detail::Problem& p, cudaStream_t stream) {
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
@@ -72,12 +78,13 @@ void run(const detail::Problem& p, cudaStream_t stream) {
   detail::check_launch("h04");
 }
 
-void launch(const detail::Problem& p, cudaStream_t stream) { run<false>(p, stream); }
+void launch(const detail::Problem& p, cudaStream_t stream) { run<Fault::none>(p, stream); }
 
 void launch_fault(const detail::Problem& p, cudaStream_t stream, std::string_view fault) {
-  if (fault != "forget-phase-toggle")
-    throw Error(LADDER_ERROR_INVALID_ARGUMENT, "h04 has no fault '" + std::string(fault) + "' (faults: forget-phase-toggle)");
-  run<true>(p, stream);
+  if (fault == "forget-phase-toggle") return run<Fault::forget_phase_toggle>(p, stream);
+  if (fault == "lost-arrival") return run<Fault::lost_arrival>(p, stream);
+  throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+              "h04 has no fault '" + std::string(fault) + "' (faults: forget-phase-toggle, lost-arrival)");
 }
 
 }  // namespace
@@ -88,4 +95,4 @@ extern const ladder::detail::Step step_h04 = {
     "GMEM→SMEM by the copy engine: one thread issues cp.async.bulk.tensor (SWIZZLE_128B maps), full_bar with "
     "expect_tx, phase toggled every K-tile",
     "any M, N >= 1; K % 8 == 0 (16-byte rows); lda, ldb % 8 == 0", ladder::hopper::check, ladder::hopper::launch,
-    "forget-phase-toggle", ladder::hopper::launch_fault};
+    "forget-phase-toggle,lost-arrival", ladder::hopper::launch_fault};

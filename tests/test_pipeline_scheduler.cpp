@@ -1,0 +1,90 @@
+// The shared host/device logic of the persistent steps: pipeline state and tile scheduler (CPU tests).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+
+#include "device/pipeline.hpp"
+#include "device/scheduler.hpp"
+
+using namespace ladder;
+
+TEST(PipelineState, WrapsAndFlipsPhase) {
+  PipelineState<3> s;
+  const std::pair<uint32_t, uint32_t> want[] = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {2, 1}, {0, 0}};
+  for (const auto& [stage, phase] : want) {
+    EXPECT_EQ(s.stage, stage);
+    EXPECT_EQ(s.phase, phase);
+    s.advance();
+  }
+}
+
+TEST(PipelineState, ProducerStartsOnTheOppositeParity) {
+  PipelineState<4> s;
+  EXPECT_EQ(s.producer_phase(), 1u);  // a fresh empty barrier: parity-1 wait passes at once
+  for (int i = 0; i < 4; ++i) s.advance();
+  EXPECT_EQ(s.producer_phase(), 0u);  // second lap: wait for the consumers' first release
+}
+
+TEST(PipelineState, PhaseCarriesAcrossTiles) {
+  // Three tiles of 5 K-tiles on a 4-stage ring: the cursor never resets between tiles.
+  PipelineState<4> s;
+  for (int tile = 0; tile < 3; ++tile)
+    for (int k = 0; k < 5; ++k) s.advance();
+  EXPECT_EQ(s.stage, 15u % 4);
+  EXPECT_EQ(s.phase, (15u / 4) & 1);
+}
+
+TEST(PipelineState, AdvanceByNEqualsNSteps) {
+  for (int n = 0; n < 40; ++n) {
+    PipelineState<5> a, b;
+    a.advance(3);
+    b.advance(3);
+    a.advance(n);
+    for (int i = 0; i < n; ++i) b.advance();
+    EXPECT_EQ(a.stage, b.stage) << n;
+    EXPECT_EQ(a.phase, b.phase) << n;
+  }
+}
+
+TEST(TileScheduler, CoversEveryTileExactlyOnce) {
+  for (int tm : {1, 3, 8, 9, 17, 32})
+    for (int tn : {1, 2, 7, 16})
+      for (int g : {1, 4, 8, 16}) {
+        const TileScheduler s{tm, tn, g};
+        std::set<std::pair<int, int>> seen;
+        for (int i = 0; i < s.num_tiles(); ++i) {
+          int m, n;
+          s.tile(i, m, n);
+          ASSERT_GE(m, 0);
+          ASSERT_LT(m, tm);
+          ASSERT_GE(n, 0);
+          ASSERT_LT(n, tn);
+          EXPECT_TRUE(seen.insert({m, n}).second) << "tile (" << m << "," << n << ") twice";
+        }
+        EXPECT_EQ(static_cast<int>(seen.size()), tm * tn);
+      }
+}
+
+TEST(TileScheduler, GroupedOrderWalksDownAGroupFirst) {
+  const TileScheduler s{16, 4, 8};
+  int m, n;
+  s.tile(0, m, n);
+  EXPECT_EQ(std::make_pair(m, n), std::make_pair(0, 0));
+  s.tile(7, m, n);
+  EXPECT_EQ(std::make_pair(m, n), std::make_pair(7, 0));  // down the first 8 tile-rows
+  s.tile(8, m, n);
+  EXPECT_EQ(std::make_pair(m, n), std::make_pair(0, 1));  // then the next column
+  s.tile(32, m, n);
+  EXPECT_EQ(std::make_pair(m, n), std::make_pair(8, 0));  // second group
+}
+
+TEST(TileScheduler, PersistentCtasSplitTheWork) {
+  // Static schedule: CTA b takes tiles b, b + grid, …; together they cover each tile once.
+  const TileScheduler s{13, 11, 8};
+  const int grid = 132;
+  std::set<int> seen;
+  for (int b = 0; b < grid; ++b)
+    for (int t = b; t < s.num_tiles(); t += grid) EXPECT_TRUE(seen.insert(t).second);
+  EXPECT_EQ(static_cast<int>(seen.size()), s.num_tiles());
+}
