@@ -47,7 +47,10 @@ def table(rows: List[Row], source: str, peak: float, titles: Optional[Dict[str, 
     head = ["step"] + (["change"] if titles is not None else []) + \
            ["shape", "TFLOP/s", "cuBLAS TFLOP/s", "% of cuBLAS", f"% of peak ({peak:g})", "rel_err"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i < 2 else "--:" for i in range(len(head))) + "|"]
+    skipped = sorted({r.step for r in rows if r.status == "skip"} - {r.step for r in rows if r.status != "skip"})
     for r in rows:
+        if r.status == "skip":  # the step does not accept this shape: nothing was measured
+            continue
         cells = [f"`{r.step}`"] + ([titles.get(r.step, "")] if titles is not None else []) + [shape_text(r.shape)]
         if r.passed:
             cells += [_num(r.tflops, ".1f"), _num(r.cublas_tflops, ".1f"), _num(100 * r.ratio, ".1f"),
@@ -56,6 +59,8 @@ def table(rows: List[Row], source: str, peak: float, titles: Optional[Dict[str, 
             cells += ["—", _num(r.cublas_tflops, ".1f"), "—", "—", f"{_num(r.rel_err, '.1e')} ({r.status})"]
         lines.append("| " + " | ".join(cells) + " |")
     p = bench_csv.provenance(rows)
+    if skipped:
+        lines += ["", "Not in the table (they accept none of these shapes): " + ", ".join(f"`{s}`" for s in skipped) + "."]
     lines += ["", f"Measured on {p['gpu']}, commit `{p['commit']}`, {p['date']}; source: `{source}` "
                   "(regenerate with `scripts/readme_table.py`)."]
     return "\n".join(lines)

@@ -153,3 +153,14 @@ def test_plot_bars_carry_cublas_share_and_provenance(bench, tmp_path, plt, monke
 def test_plot_rejects_a_shape_not_in_the_csv(bench, tmp_path, plt, capsys):
     assert plot.main([str(bench), "-o", str(tmp_path), "--shape", "2048"]) == 2
     assert "no rows at 2048³" in capsys.readouterr().err
+
+
+def test_steps_that_accept_no_shape_are_listed_not_tabled(tmp_path, readme):
+    path = tmp_path / "skip.csv"
+    rows = CSV_ROWS[1:3] + ["h02,hopper,4096,4096,4096,0.00000,0.0,0.0,0.000,0.000e+00,skip,0,0,0,0,0,h02"]
+    path.write_text("\n".join([HEADER] + [f"{r},{PROVENANCE}" for r in rows]) + "\n")
+    assert readme_table.main([str(path), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert "| `h02`" not in text
+    assert "Not in the table (they accept none of these shapes): `h02`." in text
+    assert "| `h04` | 4096³ | 687.0" in text
