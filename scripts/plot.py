@@ -57,9 +57,9 @@ def plot_sizes(plt, rows: List[Row], path: Path) -> None:
     x = {s: i for i, s in enumerate(sizes)}
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(sizes) + 3), 4.5))
     for step in bench_csv.steps(rows):
-        pts = [(x[r.shape], r.tflops) for r in rows if r.step == step and r.passed]
-        if pts:
-            ax.plot(*zip(*sorted(pts)), marker="o", label=step)
+        got = {x[r.shape]: r.tflops for r in rows if r.step == step and r.passed}
+        if got:  # NaN where the step did not run: the line breaks instead of bridging the gap
+            ax.plot(range(len(sizes)), [got.get(i, math.nan) for i in range(len(sizes))], marker="o", label=step)
     cublas = {}
     for r in rows:
         if r.passed and math.isfinite(r.cublas_tflops):

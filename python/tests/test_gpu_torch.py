@@ -109,8 +109,13 @@ def test_library_errors_with_real_tensors():
     flat = torch.zeros(128 * 64 + 8, dtype=torch.float16, device="cuda")
     misaligned = flat[1:1 + 128 * 64].view(128, 64)  # 2 bytes past a 16-byte boundary
     with pytest.raises(ladder.LadderError, match="16-byte aligned") as info:
-        ladder.gemm(misaligned, b[:128])
+        ladder.gemm(misaligned, b[:128], step="h10")
     assert info.value.code is ladder.Status.MISALIGNED
+    # best takes any fp16-aligned pointer (it copies such rows into an aligned workspace first)
+    misaligned.copy_(torch.randn(128, 64, device="cuda").half())
+    d = ladder.gemm(misaligned, b[:128])
+    ref = misaligned.float() @ b[:128].float().T
+    assert torch.linalg.norm(d.float() - ref) / torch.linalg.norm(ref) < 2e-3
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
