@@ -33,7 +33,9 @@ struct Config {
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int CLUSTER_N = 1;                 // CTAs per cluster along N (sharing A): none here
   static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads (and multicasts)
+  static constexpr int A_SLICE = TILE_M;              // A rows each CTA loads
   static_assert(TILE_M % 64 == 0 && TILE_N % 64 == 0 && TILE_M * TILE_N <= 128 * 128,
                 "a consumer holds TILE_M × TILE_N fp32 in ≤ 128 registers per thread");
   static_assert(B_SLICE % 8 == 0, "B slices are whole 8-row swizzle atoms");
@@ -159,20 +161,22 @@ using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUten
 // with one CTA per SM, tensor maps for A, B (the CTA's B slice) and D (64×64 store boxes).
 template <class Cfg>
 void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
-  static const int max_clusters = detail::max_active_clusters(reinterpret_cast<const void*>(kernel), Cfg::CLUSTER_M,
-                                                              Cfg::kThreads, Cfg::kSmemBytes);
-  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
+  static const int max_clusters =
+      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads, Cfg::kSmemBytes);
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
-  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
-  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + Cfg::TILE_N - 1) / Cfg::TILE_N);
-  const int grid = Cfg::CLUSTER_M * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
+  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
+  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
+  const int grid = kClusterSize * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
                                                            static_cast<int>(p.K));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
-                       "cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " + std::to_string(Cfg::STAGES) +
-                           " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
+                       "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
+                           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" +
+                           std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
   detail::check_launch(step_id);
 }
 

@@ -13,13 +13,17 @@ namespace ladder::hopper {
 namespace {
 
 // ── the cooperative kernel: h08's mainloop, h09's writeback ──────────────────────────────────────────
-template <int STAGES_, int GROUP_M_>
+// CLUSTER_N = 2 makes the cluster 2×2: the two CTAs of a row of the cluster also share A (each loads 64 of
+// its 128 rows and multicasts them), so a CTA reads 24 KB instead of 32 KB from L2 per K-tile.
+template <int STAGES_, int GROUP_M_, int CLUSTER_N_ = 1>
 struct CoopConfig {
-  static constexpr int CLUSTER_M = 2, STAGES = STAGES_, GROUP_M = GROUP_M_, TILE_M = 128, TILE_N = 256;
+  static constexpr int CLUSTER_M = 2, CLUSTER_N = CLUSTER_N_, STAGES = STAGES_, GROUP_M = GROUP_M_;
+  static constexpr int TILE_M = 128, TILE_N = 256;
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
-  static constexpr int B_SLICE = TILE_N / CLUSTER_M;
+  static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows this CTA loads for its cluster column
+  static constexpr int A_SLICE = TILE_M / CLUSTER_N;  // A rows this CTA loads for its cluster row
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
@@ -32,29 +36,35 @@ struct CoopConfig {
 };
 
 template <class Cfg>
-__global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+__global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                        const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
-  constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
-  constexpr int B_SLICE = Cfg::B_SLICE;
+  constexpr int CLUSTER_M = Cfg::CLUSTER_M, CLUSTER_N = Cfg::CLUSTER_N, STAGES = Cfg::STAGES;
+  constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE, A_SLICE = Cfg::A_SLICE;
+  constexpr int kClusterSize = CLUSTER_M * CLUSTER_N;
   extern __shared__ uint8_t smem_raw[];
   auto& s = *reinterpret_cast<typename Cfg::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   const auto cluster = cooperative_groups::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
+  const int rm = rank % CLUSTER_M, rn = rank / CLUSTER_M;  // this CTA's row and column in the cluster
   const int wg = threadIdx.x / kWarpgroupThreads;
+  // Who receives what this CTA loads: its B slice goes to its cluster column, its A slice to its row.
+  uint16_t b_mask = 0, a_mask = 0;
+  for (int r = 0; r < CLUSTER_M; ++r) b_mask |= 1u << (r + CLUSTER_M * rn);
+  for (int c = 0; c < CLUSTER_N; ++c) a_mask |= 1u << (rm + CLUSTER_M * c);
 
   if (threadIdx.x == 0) {
     for (int st = 0; st < STAGES; ++st) {
       mbarrier_init(&s.full_bar[st], 1);
-      mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);
+      mbarrier_init(&s.empty_bar[st], kClusterSize * Cfg::kConsumers * kWarpgroupThreads / 32);  // every CTA's consumers
     }
     fence_barrier_init();
   }
   cluster.sync();
 
-  const int tiles_m = (M + TILE_M - 1) / TILE_M;
-  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (N + TILE_N - 1) / TILE_N, Cfg::GROUP_M};
-  const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
+  const int tiles_m = (M + TILE_M - 1) / TILE_M, tiles_n = (N + TILE_N - 1) / TILE_N;
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (tiles_n + CLUSTER_N - 1) / CLUSTER_N, Cfg::GROUP_M};
+  const int cluster_id = blockIdx.x / kClusterSize, clusters = gridDim.x / kClusterSize;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
 
   if (wg == 0) {
@@ -64,13 +74,18 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
         int cm, tn;
         sched.tile(tile, cm, tn);
-        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+        const int m_st = (cm * CLUSTER_M + rm) * TILE_M, n_st = (tn * CLUSTER_N + rn) * TILE_N;
         for (int kt = 0; kt < k_tiles; ++kt) {
+          // The stage is free in every CTA this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
-          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
-          tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, n_st + rank * B_SLICE,
-                                &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          if constexpr (CLUSTER_N > 1)
+            tma_load_2d_multicast(s.A[load.stage] + rn * A_SLICE * BLK_K, &tmap_a, kt * BLK_K, m_st + rn * A_SLICE,
+                                  &s.full_bar[load.stage], a_mask);
+          else
+            tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          tma_load_2d_multicast(s.B[load.stage] + rm * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, n_st + rm * B_SLICE,
+                                &s.full_bar[load.stage], b_mask);
           load.advance();
         }
       }
@@ -82,12 +97,12 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     PipelineState<STAGES> read;
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+        for (int r = 0; r < kClusterSize; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
     };
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int cm, tn;
       sched.tile(tile, cm, tn);
-      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+      const int m_st = (cm * CLUSTER_M + rm) * TILE_M, n_st = (tn * CLUSTER_N + rn) * TILE_N;
       uint32_t prev_stage = 0;
       for (int i = 0; i < k_tiles; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -116,13 +131,14 @@ using NarrowPair = pingpong::Config<  2,      8,     128,     64>;
 using Wide = pingpong::Config<        2,      4,      64,    256>;  // m64n256: 20 % less SMEM read per FLOP
 using Coop = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8>;                 // 128×256 cooperative, async writeback
 using CoopG16 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/16>;
+using Coop2x2 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8, /*CLUSTER_N=*/2>;  // A multicast too
 
 // The configuration table. LADDER_H10_CONFIG=<index> forces one (for tuning runs).
-enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5 };
+enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6 };
 
 Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
-    return static_cast<Pick>(std::atoi(forced) % 6);
+    return static_cast<Pick>(std::atoi(forced) % 7);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
   const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
@@ -141,6 +157,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::wide: return pingpong::launch<Wide>(p, stream, "h10");
     case Pick::coop: return pingpong::launch_with<Coop>(cooperative_kernel<Coop>, p, stream, "h10");
     case Pick::coop_g16: return pingpong::launch_with<CoopG16>(cooperative_kernel<CoopG16>, p, stream, "h10");
+    case Pick::coop_2x2: return pingpong::launch_with<Coop2x2>(cooperative_kernel<Coop2x2>, p, stream, "h10");
   }
 }
 
