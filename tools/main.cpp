@@ -82,14 +82,14 @@ int require_runnable(const std::vector<std::string>& ids, const char* verb) {
 int cmd_list() {
   const harness::DeviceInfo dev = harness::current_device();
   std::printf("GPU: %s\n\n", harness::describe(dev).c_str());
-  std::printf("%-4s %-9s %-8s %-20s %-32s %s\n", "id", "arch", "target", "title", "shapes", "runs here");
+  std::printf("%-5s %-9s %-8s %-20s %s\n", "id", "arch", "target", "title", "runs here");
   for (const detail::Step* s : detail::registry()) {
     const std::string why = harness::arch_support(s->arch);
     const std::string here = why.empty() ? "yes" : (dev.present ? "no: " + why : "no GPU");
-    std::printf("%-4s %-9s %-8s %-20s %-32s %s\n", std::string(s->id).c_str(), std::string(detail::arch_name(s->arch)).c_str(),
-                std::string(detail::arch_target(s->arch)).c_str(), std::string(s->title).c_str(),
-                std::string(s->shapes).c_str(), here.c_str());
-    std::printf("     change: %s\n", std::string(s->change).c_str());
+    std::printf("%-5s %-9s %-8s %-20s %s\n", std::string(s->id).c_str(), std::string(detail::arch_name(s->arch)).c_str(),
+                std::string(detail::arch_target(s->arch)).c_str(), std::string(s->title).c_str(), here.c_str());
+    std::printf("      change: %s\n", std::string(s->change).c_str());
+    std::printf("      shapes: %s\n", std::string(s->shapes).c_str());
   }
   return 0;
 }
