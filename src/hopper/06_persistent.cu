@@ -1,8 +1,7 @@
 // Hopper ladder · step 06 — persistent.
 // Extends h05 by changing who decides which tile a CTA computes: the grid is the number of SMs (times the
-// CTAs that fit on one), and each
-// CTA walks tiles idx = blockIdx.x, +gridDim.x, … through a static scheduler in grouped (L2-friendly)
-// order. The barriers are initialised once, and their phases carry across tiles: the pipeline cursors
+// CTAs that fit on one), and each CTA walks tiles idx = blockIdx.x, +gridDim.x, … through a static
+// scheduler in grouped (L2-friendly) order. The barriers are initialised once, and their phases carry across tiles: the pipeline cursors
 // simply keep advancing.
 // Gains: no CTA launch/teardown per tile, and a wave's CTAs share A and B row-bands in L2; the next
 // tile's first loads are issued before this tile's writeback.
