@@ -12,6 +12,7 @@
 #include "device/elect.cuh"
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
+#include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "step.hpp"
@@ -37,7 +38,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) pipelined_kernel(const __gr
                                                                       const __grid_constant__ CUtensorMap tmap_b,
                                                                       __half* D, int64_t ldd, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   const int warp = threadIdx.x / 32;
 
   if (warp == 0) tmem_allocate<kTmemCols>(&s.tmem_slot);

@@ -17,6 +17,7 @@
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
 #include "device/scheduler.hpp"
+#include "device/smem.cuh"
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
 #include "step.hpp"
@@ -60,7 +61,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
     two_consumers_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                          __half* D, int64_t ldd, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   const cg::cluster_group cluster = cg::this_cluster();
   const uint32_t rank = cluster.block_rank();
   const bool leader = rank == 0;

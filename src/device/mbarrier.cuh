@@ -45,6 +45,12 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t 
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
+// One arrival on `bar` in each of the first `ctas` CTAs of the cluster: frees a stage that every CTA's
+// producer may write into (TMA multicast).
+__device__ __forceinline__ void mbarrier_arrive_each_cta(uint64_t* bar, int ctas) {
+  for (int r = 0; r < ctas; ++r) mbarrier_arrive_cluster(bar, static_cast<uint32_t>(r));
+}
+
 // Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the
 // debug-build timeout message.
 template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>

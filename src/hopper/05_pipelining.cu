@@ -7,6 +7,7 @@
 // measured +14 % (docs/notes.md: h04 already overlapped loads across 3 CTAs per SM).
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
+#include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
@@ -32,7 +33,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) pipelined_kernel(const __gr
                                                                       const __grid_constant__ CUtensorMap tmap_b,
                                                                       __half* D, int64_t ldd, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   float acc[kMHalves][kAccRegs];  // (BLK_M, BLK_N)
 
   const int m_st = blockIdx.x * BLK_M, n_st = blockIdx.y * BLK_N;

@@ -10,6 +10,7 @@
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
 #include "device/scheduler.hpp"
+#include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
@@ -36,7 +37,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) persistent_kernel(const __g
                                                                        const __grid_constant__ CUtensorMap tmap_b,
                                                                        __half* D, int64_t ldd, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   float acc[kMHalves][kAccRegs];  // (BLK_M, BLK_N)
 
   if (threadIdx.x == 0) {

@@ -14,6 +14,7 @@
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
 #include "device/scheduler.hpp"
+#include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
@@ -46,7 +47,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b, __half* D,
                    int64_t ldd, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   const cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int wg = threadIdx.x / kWarpgroupThreads;
@@ -93,7 +94,7 @@ __global__ void __cluster_dims__(CLUSTER_M, 1, 1) __launch_bounds__(kThreads, 1)
     // Release a stage in both CTAs: the peer's producer multicasts into our SMEM too.
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+        mbarrier_arrive_each_cta(&s.empty_bar[stage], CLUSTER_M);
     };
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int cm, tn;

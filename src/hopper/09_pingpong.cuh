@@ -9,6 +9,7 @@
 #include "device/mbarrier.cuh"
 #include "device/pipeline.hpp"
 #include "device/scheduler.hpp"
+#include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/epilogue.cuh"
@@ -60,7 +61,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE;
   using SharedStorage = typename Cfg::SharedStorage;
   extern __shared__ uint8_t smem_raw[];
-  SharedStorage& s = *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<SharedStorage>(smem_raw);
   const cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int wg = threadIdx.x / kWarpgroupThreads;
@@ -109,7 +110,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     read.advance(c * k_tiles);  // consumer 1 starts at the second tile's K-tiles
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < CLUSTER_M; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+        mbarrier_arrive_each_cta(&s.empty_bar[stage], CLUSTER_M);
     };
     // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
     // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.

@@ -44,7 +44,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
   constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE, A_SLICE = Cfg::A_SLICE;
   constexpr int kClusterSize = CLUSTER_M * CLUSTER_N;
   extern __shared__ uint8_t smem_raw[];
-  auto& s = *reinterpret_cast<typename Cfg::SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  auto& s = align_smem<typename Cfg::SharedStorage>(smem_raw);
   const auto cluster = cooperative_groups::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const int rm = rank % CLUSTER_M, rn = rank / CLUSTER_M;  // this CTA's row and column in the cluster
@@ -98,7 +98,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
     PipelineState<STAGES> read;
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        for (int r = 0; r < kClusterSize; ++r) mbarrier_arrive_cluster(&s.empty_bar[stage], r);
+        mbarrier_arrive_each_cta(&s.empty_bar[stage], kClusterSize);
     };
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int cm, tn;
