@@ -1,5 +1,6 @@
 // The C++ API: argument validation (the same for every step), step resolution, launch.
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -102,6 +103,7 @@ void trace_launch(std::string_view step_id, int grid, int block, size_t smem, st
                  step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
 }
 
+namespace {
 int max_blocks_per_sm(const void* kernel, int threads, size_t smem) {
   int blocks = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess || blocks < 1) {
@@ -126,9 +128,29 @@ int max_active_clusters(const void* kernel, int cluster_size, int threads, size_
   int clusters = 0;
   if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters <= 0) {
     cudaGetLastError();
-    return std::max(1, sm_count() / cluster_size);  // fall back to one cluster per SM pair
+    return std::max(1, sm_count() / cluster_size);  // fall back to one CTA per SM
   }
   return clusters;
+}
+}  // namespace
+
+int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work) {
+  static std::mutex mu;
+  static std::map<std::pair<const void*, int>, int> resident;  // (kernel, device) → CTAs that fit at once
+  int device = 0;
+  cudaGetDevice(&device);
+  int ctas = 0;
+  {
+    std::lock_guard lock(mu);
+    if (auto it = resident.find({kernel, device}); it != resident.end()) ctas = it->second;
+  }
+  if (ctas == 0) {
+    ctas = cluster_size == 1 ? max_blocks_per_sm(kernel, threads, smem) * sm_count()
+                             : max_active_clusters(kernel, cluster_size, threads, smem) * cluster_size;
+    std::lock_guard lock(mu);
+    resident[{kernel, device}] = ctas;
+  }
+  return static_cast<int>(std::min<int64_t>(ctas / cluster_size, std::max<int64_t>(work, 1))) * cluster_size;
 }
 
 void check_attribute(cudaError_t e, std::string_view step_id) {

@@ -58,10 +58,10 @@ std::string require_tma_rows(const Problem& p);
 void check_launch(std::string_view step_id);
 // Number of SMs of the current device (cached): persistent grids are sized by it.
 int sm_count();
-// How many CTAs of `kernel` fit on one SM at once (at least 1).
-int max_blocks_per_sm(const void* kernel, int threads, size_t smem);
-// How many clusters of `cluster_size` CTAs (each `threads` threads, `smem` dynamic SMEM) fit at once.
-int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem);
+// Grid of a persistent kernel: as many CTAs as fit on the current device at once (whole clusters of
+// `cluster_size`), but no more than `work` clusters (or CTAs, for cluster_size 1). Occupancy is cached per
+// (kernel, device); call after allow_dynamic_smem.
+int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work);
 // With LADDER_TRACE=1 in the environment, prints a launch's shape to stderr (for tuning; off by default).
 void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
 // Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.

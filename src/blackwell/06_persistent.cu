@@ -124,9 +124,8 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  static const int per_sm = detail::max_blocks_per_sm(reinterpret_cast<const void*>(persistent_kernel),
-                                                      kWarpgroupThreads, kSmemBytes);
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, int64_t{per_sm} * detail::sm_count()));
+  const int grid =
+      detail::persistent_grid(reinterpret_cast<const void*>(persistent_kernel), 1, kWarpgroupThreads, kSmemBytes, tiles);
   persistent_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                                      static_cast<int>(p.N), static_cast<int>(p.K));
   detail::check_launch("b06");

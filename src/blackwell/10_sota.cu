@@ -181,10 +181,9 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, BLK_M, kStoreCols);
-  static const int max_clusters =
-      detail::max_active_clusters(reinterpret_cast<const void*>(sota_kernel), CLUSTER, kThreads, kSmemBytes);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid = CLUSTER * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
+  const int grid =
+      detail::persistent_grid(reinterpret_cast<const void*>(sota_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
   sota_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
                                                       static_cast<int>(p.K));
   detail::check_launch("b10");

@@ -124,16 +124,15 @@ std::string check(const detail::Problem& p) { return detail::require_tma_rows(p)
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(cluster_kernel), kSmemBytes, "h08");
-  static const int max_clusters =
-      detail::max_active_clusters(reinterpret_cast<const void*>(cluster_kernel), CLUSTER_M, kThreads, kSmemBytes);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, TILE_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_SLICE, BLK_K);
   const int64_t cluster_tiles =
       ((p.M + CLUSTER_M * TILE_M - 1) / (CLUSTER_M * TILE_M)) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid = CLUSTER_M * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
+  const int grid =
+      detail::persistent_grid(reinterpret_cast<const void*>(cluster_kernel), CLUSTER_M, kThreads, kSmemBytes, cluster_tiles);
   cluster_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                          static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::trace_launch("h08", grid, kThreads, kSmemBytes, "max_active_clusters " + std::to_string(max_clusters));
+  detail::trace_launch("h08", grid, kThreads, kSmemBytes);
   detail::check_launch("h08");
 }
 

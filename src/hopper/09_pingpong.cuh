@@ -164,20 +164,19 @@ template <class Cfg>
 void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
-  static const int max_clusters =
-      detail::max_active_clusters(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads, Cfg::kSmemBytes);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
   const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
   const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
-  const int grid = kClusterSize * static_cast<int>(std::min<int64_t>(cluster_tiles, max_clusters));
+  const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
+                                           Cfg::kSmemBytes, cluster_tiles);
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
                                                            static_cast<int>(p.K));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
                        "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
                            std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" +
-                           std::to_string(Cfg::TILE_N) + " max_active_clusters " + std::to_string(max_clusters));
+                           std::to_string(Cfg::TILE_N));
   detail::check_launch(step_id);
 }
 
