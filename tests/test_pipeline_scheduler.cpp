@@ -1,6 +1,8 @@
 // The shared host/device logic of the persistent steps: pipeline state and tile scheduler (CPU tests).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <vector>
 #include <set>
 #include <utility>
 
@@ -87,4 +89,64 @@ TEST(TileScheduler, PersistentCtasSplitTheWork) {
   for (int b = 0; b < grid; ++b)
     for (int t = b; t < s.num_tiles(); t += grid) EXPECT_TRUE(seen.insert(t).second);
   EXPECT_EQ(static_cast<int>(seen.size()), s.num_tiles());
+}
+
+// Stream-K: walks every worker's pieces as the kernel's producer and consumers do.
+namespace {
+struct Walk {
+  std::map<std::pair<int, int>, int> unit_owner;           // (tile, k) → worker that computes it
+  std::map<int, std::vector<int>> contributors;            // split tile → workers with a partial of it
+  std::map<int, int> owner;                                // split tile → worker holding K-tile 0
+};
+Walk walk(const StreamKScheduler& s) {
+  Walk w;
+  for (int j = 0; j < s.clusters; ++j) {
+    StreamKScheduler::Piece p;
+    bool first = true;
+    for (auto c = s.start(j); s.next(c, p); first = false) {
+      EXPECT_LT(p.k_begin, p.k_end);
+      for (int k = p.k_begin; k < p.k_end; ++k)
+        EXPECT_TRUE(w.unit_owner.insert({{p.tile, k}, j}).second) << "tile " << p.tile << " k " << k << " twice";
+      if (p.k_begin != 0) {
+        EXPECT_TRUE(first) << "worker " << j << ": a partial that is not its first piece";
+        w.contributors[p.tile].push_back(j);
+      } else if (p.k_end != s.k_tiles) {
+        w.owner[p.tile] = j;
+      }
+    }
+  }
+  return w;
+}
+}  // namespace
+
+TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
+  for (int tiles : {1, 7, 66, 67, 131, 256, 240, 512, 1000})
+    for (int kt : {1, 8, 31, 64, 129})
+      for (int workers : {1, 2, 13, 66, 120}) {
+        const auto s = StreamKScheduler::make(tiles, kt, workers);
+        const Walk w = walk(s);
+        EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
+        for (const auto& [tile, list] : w.contributors) {
+          ASSERT_TRUE(w.owner.count(tile)) << "split tile " << tile << " has no owner";
+          const int j = w.owner.at(tile);
+          std::vector<int> expect;
+          for (int c = j + 1; c <= s.last_contributor(j, tile); ++c) expect.push_back(c);
+          EXPECT_EQ(list, expect) << "tile " << tile;
+        }
+        for (const auto& [tile, j] : w.owner) EXPECT_TRUE(w.contributors.count(tile)) << tile;
+      }
+}
+
+TEST(StreamKScheduler, SplitsOnlyThePartialLastWave) {
+  // 4096³ with 256×256 cluster tiles on 66 clusters: 256 = 3·66 + 58 tiles; the 58 are split.
+  const auto s = StreamKScheduler::make(256, 64, 66);
+  EXPECT_EQ(s.sk_tiles, 58);
+  for (int j = 0; j < 66; ++j) {
+    const int64_t units = s.sk_begin(j + 1) - s.sk_begin(j);
+    EXPECT_GE(units, 58 * 64 / 66);
+    EXPECT_LE(units, 58 * 64 / 66 + 1);
+  }
+  EXPECT_EQ(StreamKScheduler::make(264, 64, 66).sk_tiles, 0);  // whole waves: nothing to balance
+  EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave: not split
+  EXPECT_EQ(StreamKScheduler::make(67, 4, 66).sk_tiles, 0);    // 4 units for 66 workers: too small to pay
 }

@@ -25,3 +25,70 @@ struct TileScheduler {
 };
 
 }  // namespace ladder
+
+namespace ladder {
+
+// Stream-K work split for a persistent grid of `clusters` workers over `num_tiles` tiles of `k_tiles`
+// K-tiles each (Osama et al., "Stream-K", 2023; here the "data-parallel + one stream-K wave" hybrid):
+//   • the first `sk_tiles` tiles (the partial last wave) are cut into units of one K-tile, and worker j
+//     takes the contiguous units [sk_begin(j), sk_begin(j+1)) — the same count ±1 for every worker;
+//   • the remaining tiles are whole: worker j takes sk_tiles + j, + clusters, …
+// A worker walks its units in order, cut at tile boundaries into pieces (tile, k_begin, k_end). The piece
+// that holds a tile's K-tile 0 owns the tile: it adds the other pieces' partial sums (in worker order, so
+// the result is the same on every run) and writes D. Every other piece is the FIRST piece of its worker
+// (it starts mid-tile), so a worker leaves at most one partial, in slot = its worker index, and computes
+// it before anything else: owners, whose piece comes last in their range, rarely wait.
+struct StreamKScheduler {
+  int num_tiles = 0, k_tiles = 1, clusters = 1, sk_tiles = 0;
+
+  struct Piece {
+    int tile, k_begin, k_end;
+    LADDER_HD constexpr bool whole(int kt) const { return k_begin == 0 && k_end == kt; }
+  };
+  struct Cursor {
+    int64_t unit, unit_end;  // this worker's stream-K units still to do
+    int dp_tile;             // its next whole tile
+  };
+
+  LADDER_HD constexpr int64_t sk_begin(int j) const {
+    return int64_t{sk_tiles} * k_tiles * j / clusters;
+  }
+  LADDER_HD constexpr Cursor start(int j) const { return {sk_begin(j), sk_begin(j + 1), sk_tiles + j}; }
+
+  LADDER_HD constexpr bool next(Cursor& c, Piece& p) const {
+    if (c.unit < c.unit_end) {
+      const int tile = static_cast<int>(c.unit / k_tiles), kb = static_cast<int>(c.unit % k_tiles);
+      const int64_t left = c.unit_end - c.unit;
+      const int ke = left < k_tiles - kb ? kb + static_cast<int>(left) : k_tiles;
+      p = {tile, kb, ke};
+      c.unit += ke - kb;
+      return true;
+    }
+    if (c.dp_tile < num_tiles) {
+      p = {c.dp_tile, 0, k_tiles};
+      c.dp_tile += clusters;
+      return true;
+    }
+    return false;
+  }
+
+  // For the owner (worker j) of stream-K tile `tile`: the workers whose partials it adds are j+1 … last.
+  LADDER_HD constexpr int last_contributor(int j, int tile) const {
+    const int64_t tile_end = int64_t{tile + 1} * k_tiles;
+    int last = j;
+    while (last + 1 < clusters && sk_begin(last + 1) < tile_end) ++last;
+    return last;
+  }
+
+  // The stream-K wave is worth it when the last wave would leave workers idle and each worker still
+  // gets at least `min_units` K-tiles of it (smaller pieces cost more in fix-up than they balance).
+  static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int min_units = 8) {
+    StreamKScheduler s{num_tiles, k_tiles, clusters, 0};
+    const int tail = num_tiles % clusters;
+    if (num_tiles > clusters && tail != 0 && int64_t{tail} * k_tiles >= int64_t{min_units} * clusters)
+      s.sk_tiles = tail;
+    return s;
+  }
+};
+
+}  // namespace ladder

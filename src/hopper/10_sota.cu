@@ -6,8 +6,11 @@
 // 128×128 ping-pong tiles; on a power-limited part, fewer bytes per FLOP also means higher clocks.
 // Should gain: a few % on large squares (measured: +0–1 %, the 105 % target at 4096³ is not reached;
 // docs/notes.md) and under-filled SMs on small shapes (128×64 tiles: 1024³ from ~70 % to ~100 %+).
+#include <cuda/atomic>
+
 #include <cstdlib>
 
+#include "harness/harness.hpp"
 #include "hopper/09_pingpong.cuh"
 
 namespace ladder::hopper {
@@ -36,10 +39,19 @@ struct CoopConfig {
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
 };
 
+// Stream-K's global workspace: one fp32 partial tile per (worker, CTA of the cluster, consumer) slot, stored
+// thread-major (float4 q of thread t at [q][t]: coalesced), and one ready flag per slot (zeroed per launch).
+struct StreamKArgs {
+  StreamKScheduler sched;  // sk_tiles == 0: whole tiles only (no workspace)
+  float4* partials;
+  int* flags;
+};
+inline constexpr int kPartialFloat4s = 128 / 4;  // a consumer thread's 64×256 fragment share: 128 fp32
+
 template <class Cfg>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                       const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+                       const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K, const StreamKArgs sk) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, CLUSTER_N = Cfg::CLUSTER_N, STAGES = Cfg::STAGES;
   constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE, A_SLICE = Cfg::A_SLICE;
   constexpr int kClusterSize = CLUSTER_M * CLUSTER_N;
@@ -65,18 +77,19 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
 
   const int tiles_m = (M + TILE_M - 1) / TILE_M, tiles_n = (N + TILE_N - 1) / TILE_N;
   const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (tiles_n + CLUSTER_N - 1) / CLUSTER_N, Cfg::GROUP_M};
-  const int cluster_id = blockIdx.x / kClusterSize, clusters = gridDim.x / kClusterSize;
+  const int cluster_id = blockIdx.x / kClusterSize;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
 
   if (wg == 0) {
     sm90::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       PipelineState<STAGES> load;
-      for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
+      StreamKScheduler::Piece piece;
+      for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
         int cm, tn;
-        sched.tile(tile, cm, tn);
+        sched.tile(piece.tile, cm, tn);
         const int m_st = (cm * CLUSTER_M + rm) * TILE_M, n_st = (tn * CLUSTER_N + rn) * TILE_N;
-        for (int kt = 0; kt < k_tiles; ++kt) {
+        for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
           // The stage is free in every CTA this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
@@ -100,29 +113,105 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
       if (threadIdx.x % 32 == 0)
         mbarrier_arrive_each_cta(&s.empty_bar[stage], kClusterSize);
     };
-    for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
+    const int t = threadIdx.x % kWarpgroupThreads, bar_id = 1 + c;
+    const bool leader = t == 0;
+    auto slot = [&](int worker) { return (worker * kClusterSize + rank) * Cfg::kConsumers + c; };
+    StreamKScheduler::Piece piece;
+    for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
       int cm, tn;
-      sched.tile(tile, cm, tn);
+      sched.tile(piece.tile, cm, tn);
       const int m_st = (cm * CLUSTER_M + rm) * TILE_M, n_st = (tn * CLUSTER_N + rn) * TILE_N;
       uint32_t prev_stage = 0;
-      for (int i = 0; i < k_tiles; ++i) {
+      for (int i = piece.k_begin; i < piece.k_end; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
         sm90::wgmma_fence();
-        mma_k_tile_64xN<TILE_N>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
+        mma_k_tile_64xN<TILE_N>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
-        if (i > 0) release(prev_stage);
+        if (i > piece.k_begin) release(prev_stage);
         prev_stage = read.stage;
         read.advance();
       }
       sm90::wgmma_wait_group<0>();
       sm90::fence_operand(acc[0]);
       release(prev_stage);
-      store_tile_tma<TILE_N, 1>(acc, s.Dtile[c], &tmap_d, m_st + c * WGMMA_M, n_st, /*bar_id=*/1 + c);
+      if (piece.k_begin != 0) {  // a stream-K partial (this worker's first piece): leave it for the owner
+        float4* dst = sk.partials + int64_t{slot(cluster_id)} * kPartialFloat4s * kWarpgroupThreads;
+#pragma unroll
+        for (int q = 0; q < kPartialFloat4s; ++q)
+          __stcg(dst + q * kWarpgroupThreads + t, make_float4(acc[0][4 * q], acc[0][4 * q + 1], acc[0][4 * q + 2], acc[0][4 * q + 3]));
+        warpgroup_sync(bar_id);  // all 128 threads' stores happen before the flag
+        if (leader) {
+          __threadfence();
+          cuda::atomic_ref<int, cuda::thread_scope_device>(sk.flags[slot(cluster_id)]).store(1, cuda::memory_order_release);
+        }
+        continue;
+      }
+      if (piece.k_end != k_tiles) {  // the owner of a split tile: add the later pieces, in worker order
+        const int last = sk.sched.last_contributor(cluster_id, piece.tile);
+        for (int w = cluster_id + 1; w <= last; ++w) {
+          if (leader) {
+            cuda::atomic_ref<int, cuda::thread_scope_device> flag(sk.flags[slot(w)]);
+            while (flag.load(cuda::memory_order_acquire) == 0) {
+            }
+          }
+          warpgroup_sync(bar_id);
+          const float4* src = sk.partials + int64_t{slot(w)} * kPartialFloat4s * kWarpgroupThreads;
+#pragma unroll
+          for (int q = 0; q < kPartialFloat4s; ++q) {
+            const float4 v = __ldcg(src + q * kWarpgroupThreads + t);
+            acc[0][4 * q] += v.x, acc[0][4 * q + 1] += v.y, acc[0][4 * q + 2] += v.z, acc[0][4 * q + 3] += v.w;
+          }
+        }
+      }
+      store_tile_tma<TILE_N, 1>(acc, s.Dtile[c], &tmap_d, m_st + c * WGMMA_M, n_st, bar_id);
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
   cluster.sync();
+}
+
+// Launches the cooperative kernel on a persistent grid. With `stream_k`, the partial last wave is split
+// into K-tile units over all workers (StreamKScheduler); its workspace is stream-ordered memory
+// (cudaMallocAsync/cudaFreeAsync on `stream`) and its flags are zeroed on the stream first.
+template <class Cfg>
+void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
+  constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
+  const auto kernel = cooperative_kernel<Cfg>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, "h10");
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K);
+  const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
+  const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
+  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
+  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
+  const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
+                                           Cfg::kSmemBytes, cluster_tiles);
+  const int workers = grid / kClusterSize, k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
+  StreamKArgs sk{StreamKScheduler::make(static_cast<int>(cluster_tiles), k_tiles, workers), nullptr, nullptr};
+  if (!stream_k) sk.sched.sk_tiles = 0;
+  void* workspace = nullptr;
+  const int slots = workers * kClusterSize * Cfg::kConsumers;
+  const size_t partial_bytes = static_cast<size_t>(slots) * kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
+  if (sk.sched.sk_tiles > 0) {
+    harness::cuda_check(cudaMallocAsync(&workspace, partial_bytes + slots * sizeof(int), stream), "h10: stream-K workspace");
+    sk.partials = static_cast<float4*>(workspace);
+    sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + partial_bytes);
+    if (cudaError_t e = cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream); e != cudaSuccess) {
+      cudaFreeAsync(workspace, stream);
+      harness::cuda_check(e, "h10: stream-K flags");
+    }
+  }
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
+                                                           static_cast<int>(p.K), sk);
+  const cudaError_t launched = cudaGetLastError();
+  if (workspace) cudaFreeAsync(workspace, stream);  // stream-ordered: after the kernel
+  detail::trace_launch("h10", grid, Cfg::kThreads, Cfg::kSmemBytes,
+                       "cooperative cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) +
+                           " stages " + std::to_string(Cfg::STAGES) + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
+                           " of " + std::to_string(cluster_tiles));
+  if (launched != cudaSuccess)
+    throw Error(LADDER_ERROR_CUDA, std::string("h10: kernel launch failed: ") + cudaGetErrorString(launched));
+  detail::check_launch("h10");
 }
 
 //                                   CLUSTER_M  STAGES  TILE_M  TILE_N
@@ -135,11 +224,11 @@ using CoopG16 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/16>;
 using Coop2x2 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8, /*CLUSTER_N=*/2>;  // A multicast too
 
 // The configuration table. LADDER_H10_CONFIG=<index> forces one (for tuning runs).
-enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6 };
+enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6, coop_sk = 7 };
 
 Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
-    return static_cast<Pick>(std::atoi(forced) % 7);
+    return static_cast<Pick>(std::atoi(forced) % 8);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
   const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
@@ -156,9 +245,10 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::narrow: return pingpong::launch<Narrow>(p, stream, "h10");
     case Pick::narrow_pair: return pingpong::launch<NarrowPair>(p, stream, "h10");
     case Pick::wide: return pingpong::launch<Wide>(p, stream, "h10");
-    case Pick::coop: return pingpong::launch_with<Coop>(cooperative_kernel<Coop>, p, stream, "h10");
-    case Pick::coop_g16: return pingpong::launch_with<CoopG16>(cooperative_kernel<CoopG16>, p, stream, "h10");
-    case Pick::coop_2x2: return pingpong::launch_with<Coop2x2>(cooperative_kernel<Coop2x2>, p, stream, "h10");
+    case Pick::coop: return launch_coop<Coop>(p, stream, /*stream_k=*/false);
+    case Pick::coop_g16: return launch_coop<CoopG16>(p, stream, false);
+    case Pick::coop_2x2: return launch_coop<Coop2x2>(p, stream, false);
+    case Pick::coop_sk: return launch_coop<Coop>(p, stream, /*stream_k=*/true);
   }
 }
 
