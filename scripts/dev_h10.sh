@@ -24,8 +24,15 @@ for c in ${CHECK_CONFIGS:-7}; do
   LADDER_H10_CONFIG=$c timeout 300 $L check --steps h10 --shapes ${CHECK_SHAPES:-4096x4096x1024,4096x4096x640,4000x4000x4000,8192x8192x520,5000x3000x6000} --seeds 1,2,3 >> "$OUT/d/check-$c.log" 2>&1
   echo "check extra config $c rc=$?: $(grep -c ' pass ' "$OUT/d/check-$c.log") pass, $(grep -c ' FAIL ' "$OUT/d/check-$c.log") FAIL"
 done
-for round in 1 2; do for c in $CONFIGS; do
-  LADDER_H10_CONFIG=$c timeout 300 $L bench --steps h10 --shapes $SHAPES --csv "$OUT/d/bench-$c-$round.csv" > "$OUT/d/bench-$c-$round.log" 2>&1
-  echo "bench config $c round $round rc=$?"; grep -E "^ *h10" "$OUT/d/bench-$c-$round.log" | cut -c1-110
+if [ -n "${NCU_OURS:-}" ]; then
+  for v in ${VARIANTS:-4:pool 7:pool}; do for s in ${NCU_SHAPES:-4096x4096x4096 3000x5000x2000}; do
+    echo "== $v $s"; LADDER_H10_CONFIG=${v%%:*} LADDER_SK_WS=${v#*:} timeout 90 ncu --clock-control none -k regex:'cooperative|memset' -c 6 \
+      --metrics gpu__time_duration.sum $L bench --steps h10 --shapes $s 2>&1 | grep -E "duration" | tr -s ' ' | tr '\n' ';'; echo
+  done; done > "$OUT/d/ncu-ours.txt" 2>&1; cat "$OUT/d/ncu-ours.txt"
+fi
+for round in 1 2; do for v in ${VARIANTS:-4:pool 7:pool}; do
+  tag=${v/:/-}
+  LADDER_H10_CONFIG=${v%%:*} LADDER_SK_WS=${v#*:} timeout 300 $L bench --steps h10 --shapes $SHAPES --csv "$OUT/d/bench-$tag-$round.csv" > "$OUT/d/bench-$tag-$round.log" 2>&1
+  echo "bench $v round $round rc=$?"; grep -E "^ *h10" "$OUT/d/bench-$tag-$round.log" | cut -c1-110
 done; done
 (cd "$OUT" && tar czf dev.tgz d && rm -rf d)

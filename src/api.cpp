@@ -153,6 +153,36 @@ int persistent_grid(const void* kernel, int cluster_size, int threads, size_t sm
   return static_cast<int>(std::min<int64_t>(ctas / cluster_size, std::max<int64_t>(work, 1))) * cluster_size;
 }
 
+namespace {
+cudaMemPool_t library_pool(int device) {
+  static std::mutex mu;
+  static std::map<int, cudaMemPool_t> pools;  // one per device, for the process's lifetime
+  std::lock_guard lock(mu);
+  if (auto it = pools.find(device); it != pools.end()) return it->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location = {cudaMemLocationTypeDevice, device};
+  cudaMemPool_t pool = nullptr;
+  if (cudaError_t e = cudaMemPoolCreate(&pool, &props); e != cudaSuccess)
+    throw Error(LADDER_ERROR_CUDA, std::string("cannot create the workspace memory pool: ") + cudaGetErrorString(e));
+  uint64_t keep = std::numeric_limits<uint64_t>::max();
+  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  return pools[device] = pool;
+}
+}  // namespace
+
+Workspace::Workspace(size_t bytes, cudaStream_t stream, std::string_view what) : stream_(stream) {
+  int device = 0;
+  cudaGetDevice(&device);
+  if (cudaError_t e = cudaMallocFromPoolAsync(&ptr_, bytes, library_pool(device), stream); e != cudaSuccess)
+    throw Error(LADDER_ERROR_CUDA, std::string(what) + ": cannot allocate " + std::to_string(bytes) +
+                                       " bytes of workspace: " + cudaGetErrorString(e));
+}
+
+Workspace::~Workspace() {
+  if (ptr_) cudaFreeAsync(ptr_, stream_);
+}
+
 void check_attribute(cudaError_t e, std::string_view step_id) {
   if (e != cudaSuccess)
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": cannot set kernel attributes: " + cudaGetErrorString(e));

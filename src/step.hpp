@@ -66,6 +66,21 @@ int persistent_grid(const void* kernel, int cluster_size, int threads, size_t sm
 void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
 // Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
 void check_attribute(cudaError_t e, std::string_view step_id);
+// Stream-ordered scratch memory (e.g. stream-K partial sums) from the library's own memory pool on the current
+// device. The pool keeps what it has mapped (release threshold: unlimited), so repeated calls reuse it
+// without mapping memory again; freed on `stream` (cudaFreeAsync) when the Workspace goes out of scope.
+class Workspace {
+ public:
+  Workspace(size_t bytes, cudaStream_t stream, std::string_view what);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  cudaStream_t stream_;
+};
 // Raises `kernel`'s dynamic SMEM limit to `bytes` on the current device, once per (kernel, device).
 void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id);
 

@@ -123,7 +123,7 @@ TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
   for (int tiles : {1, 7, 66, 67, 131, 256, 240, 512, 1000})
     for (int kt : {1, 8, 31, 64, 129})
       for (int workers : {1, 2, 13, 66, 120}) {
-        const auto s = StreamKScheduler::make(tiles, kt, workers);
+        const auto s = StreamKScheduler::make(tiles, kt, workers, /*fixup_units=*/0);
         const Walk w = walk(s);
         EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
         for (const auto& [tile, list] : w.contributors) {
@@ -137,16 +137,21 @@ TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
       }
 }
 
-TEST(StreamKScheduler, SplitsOnlyThePartialLastWave) {
-  // 4096³ with 256×256 cluster tiles on 66 clusters: 256 = 3·66 + 58 tiles; the 58 are split.
-  const auto s = StreamKScheduler::make(256, 64, 66);
-  EXPECT_EQ(s.sk_tiles, 58);
+TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
+  // 8192³ with 256×256 cluster tiles on 66 clusters: 1024 = 15·66 + 34 tiles of 128 K-tiles; the 34 are split.
+  const auto s = StreamKScheduler::make(1024, 128, 66);
+  EXPECT_EQ(s.sk_tiles, 34);
   for (int j = 0; j < 66; ++j) {
     const int64_t units = s.sk_begin(j + 1) - s.sk_begin(j);
-    EXPECT_GE(units, 58 * 64 / 66);
-    EXPECT_LE(units, 58 * 64 / 66 + 1);
+    EXPECT_GE(units, 34 * 128 / 66);
+    EXPECT_LE(units, 34 * 128 / 66 + 1);
   }
+  // 4096³: 256 = 3·66 + 58 tiles of 64: the idle tail (7.8 K-tiles per worker) is less than twice the fix-up.
+  EXPECT_EQ(StreamKScheduler::make(256, 64, 66).sk_tiles, 0);
   EXPECT_EQ(StreamKScheduler::make(264, 64, 66).sk_tiles, 0);  // whole waves: nothing to balance
   EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave: not split
-  EXPECT_EQ(StreamKScheduler::make(67, 4, 66).sk_tiles, 0);    // 4 units for 66 workers: too small to pay
+  // 8192×14336×4096: 1792 = 27·66 + 10; 10 tiles would give 9.7 K-tiles a worker, so one whole wave joins.
+  EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
+  // With no fix-up cost every partial wave is split.
+  EXPECT_EQ(StreamKScheduler::make(256, 64, 66, /*fixup_units=*/0).sk_tiles, 58);
 }

@@ -80,13 +80,25 @@ struct StreamKScheduler {
     return last;
   }
 
-  // The stream-K wave is worth it when the last wave would leave workers idle and each worker still
-  // gets at least `min_units` K-tiles of it (smaller pieces cost more in fix-up than they balance).
-  static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int min_units = 8) {
+  // Whether to split, and how much: the data-parallel schedule takes ceil(T/C) waves of k_tiles units;
+  // stream-K takes T·k_tiles/C units plus a fix-up cost (a partial written and read back, measured on the
+  // H200 at about `fixup_units` K-tiles' time per launch). Split only when the idle tail is worth more than
+  // twice that. The split covers the partial last wave plus as many whole waves (at most 2) as it takes to
+  // give every worker at least half a tile, so that a tile is cut into at most three pieces.
+  static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = 20) {
     StreamKScheduler s{num_tiles, k_tiles, clusters, 0};
     const int tail = num_tiles % clusters;
-    if (num_tiles > clusters && tail != 0 && int64_t{tail} * k_tiles >= int64_t{min_units} * clusters)
-      s.sk_tiles = tail;
+    if (num_tiles <= clusters || tail == 0) return s;
+    const int64_t dp_units = int64_t{num_tiles / clusters + 1} * k_tiles * clusters;  // × C, to stay integral
+    const int64_t sk_units = int64_t{num_tiles} * k_tiles + int64_t{fixup_units} * clusters;
+    if (dp_units - sk_units < int64_t{fixup_units} * clusters) return s;
+    for (int waves = 0; waves <= 2 && waves * clusters + tail <= num_tiles; ++waves) {
+      const int sk = tail + waves * clusters;
+      if (2 * sk >= clusters) {  // sk·k_tiles/C units per worker ≥ k_tiles/2
+        s.sk_tiles = sk;
+        break;
+      }
+    }
     return s;
   }
 };

@@ -9,6 +9,8 @@
 #include <cuda/atomic>
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "harness/harness.hpp"
 #include "hopper/09_pingpong.cuh"
@@ -19,9 +21,11 @@ namespace {
 // ── the cooperative kernel: h08's mainloop, h09's writeback ──────────────────────────────────────────
 // CLUSTER_N = 2 makes the cluster 2×2: the two CTAs of a row of the cluster also share A (each loads 64 of
 // its 128 rows and multicasts them), so a CTA reads 24 KB instead of 32 KB from L2 per K-tile.
-template <int STAGES_, int GROUP_M_, int CLUSTER_N_ = 1>
+// EPI_COLS < 256 stages the writeback in column chunks through a smaller Dtile, leaving SMEM for a 4th stage.
+template <int STAGES_, int GROUP_M_, int CLUSTER_N_ = 1, int EPI_COLS_ = 256>
 struct CoopConfig {
   static constexpr int CLUSTER_M = 2, CLUSTER_N = CLUSTER_N_, STAGES = STAGES_, GROUP_M = GROUP_M_;
+  static constexpr int EPI_COLS = EPI_COLS_;
   static constexpr int TILE_M = 128, TILE_N = 256;
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
@@ -31,7 +35,7 @@ struct CoopConfig {
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
-    alignas(1024) __half Dtile[kConsumers][WGMMA_M * TILE_N];  // per consumer: (64, TILE_N) SW128 image
+    alignas(1024) __half Dtile[kConsumers][WGMMA_M * EPI_COLS];  // per consumer: (64, EPI_COLS) SW128 image
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
   };
@@ -164,7 +168,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
           }
         }
       }
-      store_tile_tma<TILE_N, 1>(acc, s.Dtile[c], &tmap_d, m_st + c * WGMMA_M, n_st, bar_id);
+      // Columns [EPI_COLS·h, +EPI_COLS) of the fragment are registers [EPI_COLS/2·h, +EPI_COLS/2) (8 columns per 4).
+#pragma unroll
+      for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h)
+        store_tile_tma<Cfg::EPI_COLS, 1>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
+                                         s.Dtile[c], &tmap_d, m_st + c * WGMMA_M, n_st + h * Cfg::EPI_COLS, bar_id);
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
@@ -172,8 +180,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
 }
 
 // Launches the cooperative kernel on a persistent grid. With `stream_k`, the partial last wave is split
-// into K-tile units over all workers (StreamKScheduler); its workspace is stream-ordered memory
-// (cudaMallocAsync/cudaFreeAsync on `stream`) and its flags are zeroed on the stream first.
+// into K-tile units over all workers where that pays (StreamKScheduler::make); the partials live in
+// stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
+// Owners spin on other clusters' flags: this relies on the persistent grid being resident at once.
 template <class Cfg>
 void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
@@ -189,28 +198,21 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   const int workers = grid / kClusterSize, k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   StreamKArgs sk{StreamKScheduler::make(static_cast<int>(cluster_tiles), k_tiles, workers), nullptr, nullptr};
   if (!stream_k) sk.sched.sk_tiles = 0;
-  void* workspace = nullptr;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
   const size_t partial_bytes = static_cast<size_t>(slots) * kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
+  std::optional<detail::Workspace> workspace;  // freed (stream-ordered) after the kernel
   if (sk.sched.sk_tiles > 0) {
-    harness::cuda_check(cudaMallocAsync(&workspace, partial_bytes + slots * sizeof(int), stream), "h10: stream-K workspace");
-    sk.partials = static_cast<float4*>(workspace);
-    sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace) + partial_bytes);
-    if (cudaError_t e = cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream); e != cudaSuccess) {
-      cudaFreeAsync(workspace, stream);
-      harness::cuda_check(e, "h10: stream-K flags");
-    }
+    workspace.emplace(partial_bytes + slots * sizeof(int), stream, "h10 (stream-K)");
+    sk.partials = static_cast<float4*>(workspace->get());
+    sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace->get()) + partial_bytes);
+    harness::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "h10: stream-K flags");
   }
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
                                                            static_cast<int>(p.K), sk);
-  const cudaError_t launched = cudaGetLastError();
-  if (workspace) cudaFreeAsync(workspace, stream);  // stream-ordered: after the kernel
   detail::trace_launch("h10", grid, Cfg::kThreads, Cfg::kSmemBytes,
                        "cooperative cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) +
                            " stages " + std::to_string(Cfg::STAGES) + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
                            " of " + std::to_string(cluster_tiles));
-  if (launched != cudaSuccess)
-    throw Error(LADDER_ERROR_CUDA, std::string("h10: kernel launch failed: ") + cudaGetErrorString(launched));
   detail::check_launch("h10");
 }
 
@@ -222,13 +224,14 @@ using Wide = pingpong::Config<        2,      4,      64,    256>;  // m64n256: 
 using Coop = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8>;                 // 128×256 cooperative, async writeback
 using CoopG16 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/16>;
 using Coop2x2 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8, /*CLUSTER_N=*/2>;  // A multicast too
+using Coop4 = CoopConfig</*STAGES=*/4, /*GROUP_M=*/8, /*CLUSTER_N=*/1, /*EPI_COLS=*/128>;  // deeper ring
 
 // The configuration table. LADDER_H10_CONFIG=<index> forces one (for tuning runs).
-enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6, coop_sk = 7 };
+enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6, coop_dp = 7, coop4 = 8 };
 
 Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
-    return static_cast<Pick>(std::atoi(forced) % 8);
+    return static_cast<Pick>(std::atoi(forced) % 9);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
   const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
@@ -245,10 +248,11 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::narrow: return pingpong::launch<Narrow>(p, stream, "h10");
     case Pick::narrow_pair: return pingpong::launch<NarrowPair>(p, stream, "h10");
     case Pick::wide: return pingpong::launch<Wide>(p, stream, "h10");
-    case Pick::coop: return launch_coop<Coop>(p, stream, /*stream_k=*/false);
+    case Pick::coop: return launch_coop<Coop>(p, stream, /*stream_k=*/true);
     case Pick::coop_g16: return launch_coop<CoopG16>(p, stream, false);
     case Pick::coop_2x2: return launch_coop<Coop2x2>(p, stream, false);
-    case Pick::coop_sk: return launch_coop<Coop>(p, stream, /*stream_k=*/true);
+    case Pick::coop4: return launch_coop<Coop4>(p, stream, true);
+    case Pick::coop_dp: return launch_coop<Coop>(p, stream, /*stream_k=*/false);  // never split (A/B runs)
   }
 }
 

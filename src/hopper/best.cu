@@ -5,7 +5,8 @@
 //   • otherwise A and B are first copied into a zero-padded workspace with K rounded up to a multiple of 8
 //     (the extra zeros add nothing to D), then as above. cuBLAS has no TMA path for such shapes
 //     (~130 TFLOP/s at 8191³); the copy costs two passes over A and B.
-// The workspace is stream-ordered memory (cudaMallocAsync/cudaFreeAsync): reused from the pool, never leaked.
+// The workspace is stream-ordered memory from the library's own pool (detail::Workspace): kept mapped and
+// reused across calls, freed on the stream after the GEMM, never leaked.
 #include "harness/harness.hpp"
 #include "step.hpp"
 
@@ -41,24 +42,14 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
 void launch(const detail::Problem& p, cudaStream_t stream) {
   if (tma_rows(p)) return run_aligned(p, stream);
   const int64_t Kp = (p.K + 7) / 8 * 8;
-  __half *a = nullptr, *b = nullptr;
-  harness::cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&a), p.M * Kp * sizeof(__half), stream), "best: workspace");
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&b), p.N * Kp * sizeof(__half), stream); e != cudaSuccess) {
-    cudaFreeAsync(a, stream);
-    harness::cuda_check(e, "best: workspace");
-  }
-  pad_rows_kernel<<<1024, 256, 0, stream>>>(p.A, p.lda, p.M, p.K, a, Kp);
-  pad_rows_kernel<<<1024, 256, 0, stream>>>(p.B, p.ldb, p.N, p.K, b, Kp);
-  try {
-    detail::check_launch("best (padding)");
-    run_aligned({a, b, p.D, p.M, p.N, Kp, Kp, Kp, p.ldd}, stream);
-  } catch (...) {
-    cudaFreeAsync(a, stream);
-    cudaFreeAsync(b, stream);
-    throw;
-  }
-  harness::cuda_check(cudaFreeAsync(a, stream), "best: workspace");
-  harness::cuda_check(cudaFreeAsync(b, stream), "best: workspace");
+  const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
+      b(p.N * Kp * sizeof(__half), stream, "best (padding)");  // freed on the stream after the GEMM
+  auto* pa = static_cast<__half*>(a.get());
+  auto* pb = static_cast<__half*>(b.get());
+  pad_rows_kernel<<<1024, 256, 0, stream>>>(p.A, p.lda, p.M, p.K, pa, Kp);
+  pad_rows_kernel<<<1024, 256, 0, stream>>>(p.B, p.ldb, p.N, p.K, pb, Kp);
+  detail::check_launch("best (padding)");
+  run_aligned({pa, pb, p.D, p.M, p.N, Kp, Kp, Kp, p.ldd}, stream);
 }
 
 std::string check(const detail::Problem& p) {
