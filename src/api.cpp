@@ -94,11 +94,8 @@ void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_
 }
 
 void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
-  static const bool on = [] {
-    const char* v = std::getenv("LADDER_TRACE");
-    return v && *v && *v != '0';
-  }();
-  if (on)
+  const char* v = std::getenv("LADDER_TRACE");  // read per launch, so a test can switch it on
+  if (v && *v && *v != '0')
     std::fprintf(stderr, "ladder: %.*s grid %d block %d smem %zu %.*s\n", static_cast<int>(step_id.size()),
                  step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
 }

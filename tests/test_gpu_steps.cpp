@@ -157,6 +157,27 @@ TEST(Regression, ClusterStepsRunInAnyOrder) {
   }
 }
 
+// Stream-K (h10's cooperative kernel, also reached through best): shapes whose partial last wave is split
+// on an H200 (66 clusters: 144 cluster tiles = 2·66 + 12, so 78 tiles are split, 1–3 pieces each).
+// The trace proves the split was taken; the check proves partials were summed once each, in a fixed order.
+TEST(StreamK, SplitTilesMatchReferences) {
+  const harness::DeviceInfo dev = harness::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  for (const char* step : {"h10", "best"})
+    for (const auto& [M, N, K] : std::vector<std::array<int64_t, 3>>{{3072, 3072, 4096}, {3000, 3000, 4000}}) {
+      setenv("LADDER_TRACE", "1", 1);
+      ::testing::internal::CaptureStderr();
+      const harness::CheckResult r = harness::check_step(step, M, N, K, 11);
+      const std::string trace = ::testing::internal::GetCapturedStderr();
+      unsetenv("LADDER_TRACE");
+      EXPECT_EQ(r.status, harness::Status::pass) << step << " " << M << "x" << N << "x" << K << ": " << r.reason;
+      EXPECT_TRUE(r.deterministic);
+      if (dev.sms == 132)
+        EXPECT_NE(trace.find("stream-K tiles 78 of 144"), std::string::npos) << trace;
+    }
+}
+
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
 TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
   const harness::DeviceInfo dev = harness::current_device();

@@ -152,6 +152,8 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave: not split
   // 8192×14336×4096: 1792 = 27·66 + 10; 10 tiles would give 9.7 K-tiles a worker, so one whole wave joins.
   EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
+  // 3072×3072×4096 (the GPU test's shape): 144 = 2·66 + 12; 12 tiles are too few, one whole wave joins.
+  EXPECT_EQ(StreamKScheduler::make(144, 64, 66).sk_tiles, 78);
   // With no fix-up cost every partial wave is split.
   EXPECT_EQ(StreamKScheduler::make(256, 64, 66, /*fixup_units=*/0).sk_tiles, 58);
 }
