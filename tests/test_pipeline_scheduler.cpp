@@ -154,6 +154,9 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
   // 3072×3072×4096 (the GPU test's shape): 144 = 2·66 + 12; 12 tiles are too few, one whole wave joins.
   EXPECT_EQ(StreamKScheduler::make(144, 64, 66).sk_tiles, 78);
+  // Time estimates in tile times: whole waves, or the even share plus the fix-up.
+  EXPECT_DOUBLE_EQ(StreamKScheduler::make(144, 48, 66).tile_times(), 3.0);  // 3072³: 2.18 waves → 3
+  EXPECT_NEAR(StreamKScheduler::make(1024, 128, 66).tile_times(), 1024.0 / 66 + 20.0 / 128, 1e-9);
   // With no fix-up cost every partial wave is split.
   EXPECT_EQ(StreamKScheduler::make(256, 64, 66, /*fixup_units=*/0).sk_tiles, 58);
 }

@@ -40,6 +40,7 @@ namespace ladder {
 // it before anything else: owners, whose piece comes last in their range, rarely wait.
 struct StreamKScheduler {
   int num_tiles = 0, k_tiles = 1, clusters = 1, sk_tiles = 0;
+  int fixup_units = 0;  // the fix-up cost make() assumed (host-side estimate only)
 
   struct Piece {
     int tile, k_begin, k_end;
@@ -86,7 +87,7 @@ struct StreamKScheduler {
   // twice that. The split covers the partial last wave plus as many whole waves (at most 2) as it takes to
   // give every worker at least half a tile, so that a tile is cut into at most three pieces.
   static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = 20) {
-    StreamKScheduler s{num_tiles, k_tiles, clusters, 0};
+    StreamKScheduler s{num_tiles, k_tiles, clusters, 0, fixup_units};
     const int tail = num_tiles % clusters;
     if (num_tiles <= clusters || tail == 0) return s;
     const int64_t dp_units = int64_t{num_tiles / clusters + 1} * k_tiles * clusters;  // × C, to stay integral
@@ -100,6 +101,13 @@ struct StreamKScheduler {
       }
     }
     return s;
+  }
+
+  // Estimated run time in tile times: whole waves, or, where the last wave is split, the even share of all
+  // K-tiles plus the fix-up. Used to compare configurations whose tiles differ (h10's choice).
+  constexpr double tile_times() const {
+    if (sk_tiles == 0) return static_cast<double>((num_tiles + clusters - 1) / clusters);
+    return (static_cast<double>(num_tiles) * k_tiles / clusters + fixup_units) / k_tiles;
   }
 };
 

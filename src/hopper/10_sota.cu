@@ -6,11 +6,13 @@
 // 128×128 ping-pong tiles; on a power-limited part, fewer bytes per FLOP also means higher clocks.
 // Where the last wave would leave many SMs idle, the cooperative kernel splits it stream-K style: K-tile
 // units spread evenly over all clusters, partial tiles summed by the tile's owner in a fixed order.
+// The choice between the ping-pong and the cooperative kernel is a wave count (choose()).
 // Should gain: a few % on large squares (measured: +0–1 % from the cooperative tile, +1.5–2.5 % more from
 // stream-K at 8192³ and 8192×14336×4096; the 105 % target at 4096³ is not reached: docs/notes.md) and
 // under-filled SMs on small shapes (128×64 tiles: 1024³ from ~70 % to ~100 %+).
 #include <cuda/atomic>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -182,6 +184,14 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
   cluster.sync();
 }
 
+// The fix-up cost (in K-tile times) a stream-K split must pay for: measured ≈ 13 µs ≈ 15–20 K-tiles of a
+// 128×256 tile on the H200 (docs/notes.md). LADDER_STREAMK_FIXUP=<K-tiles> overrides it (tuning and
+// sanitizer runs: 0 splits every partial wave, even at small K).
+int streamk_fixup_units() {
+  const char* v = std::getenv("LADDER_STREAMK_FIXUP");
+  return v && *v ? std::max(0, std::atoi(v)) : 20;
+}
+
 // Launches the cooperative kernel on a persistent grid. With `stream_k`, the partial last wave is split
 // into K-tile units over all workers where that pays (StreamKScheduler::make); the partials live in
 // stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
@@ -199,11 +209,8 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                            Cfg::kSmemBytes, cluster_tiles);
   const int workers = grid / kClusterSize, k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
-  // LADDER_STREAMK_FIXUP=<K-tiles> overrides the fix-up cost the split must pay for (tuning and sanitizer
-  // runs: 0 splits every partial wave, even at small K).
-  const char* fixup_env = std::getenv("LADDER_STREAMK_FIXUP");
-  const int fixup = fixup_env && *fixup_env ? std::atoi(fixup_env) : 20;
-  StreamKArgs sk{StreamKScheduler::make(static_cast<int>(cluster_tiles), k_tiles, workers, fixup), nullptr, nullptr};
+  StreamKArgs sk{StreamKScheduler::make(static_cast<int>(cluster_tiles), k_tiles, workers, streamk_fixup_units()),
+                 nullptr, nullptr};
   if (!stream_k) sk.sched.sk_tiles = 0;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
   const size_t partial_bytes = static_cast<size_t>(slots) * kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
@@ -243,10 +250,20 @@ Pick choose(const detail::Problem& p) {
   const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
   if (tiles_128 < sms) return Pick::narrow_pair;
-  // Fewer than two 128×256 tiles per SM: the ping-pong's 128×128 tiles balance the last wave better
-  // (2048³: 94 % vs 91 % of cuBLAS, docs/results/dev/2026-11-29-h10-config*.csv).
-  if (tiles_128 / 2 < 2 * sms) return Pick::square;
-  return Pick::coop;  // 3000×5000×2000: 91 % vs 86 %; large squares: equal or better
+  // Otherwise the cooperative 128×256 tile (256×256 per cluster) unless the ping-pong's 128×128 tiles (256×128
+  // per cluster, half the work each) quantize into fewer waves: 3072³ takes 2.18 → 3 cooperative waves but
+  // 4.36 → 5 half-size ping-pong waves (2.5 cooperative tile times): 89 % vs 74 % of cuBLAS.
+  const int clusters = std::max(1, sms / 2);
+  const int64_t rows = (p.M + 255) / 256, k_tiles = (p.K + BLK_K - 1) / BLK_K;
+  const int64_t coop_tiles = rows * ((p.N + 255) / 256), square_tiles = rows * ((p.N + 127) / 128);
+  if (coop_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return Pick::coop4;
+  const auto coop = StreamKScheduler::make(static_cast<int>(coop_tiles), static_cast<int>(k_tiles), clusters,
+                                           streamk_fixup_units());
+  const double square = static_cast<double>((square_tiles + clusters - 1) / clusters) / 2;
+  if (square < coop.tile_times()) return Pick::square;
+  // Ties go to the cooperative kernel (fewer L2→SMEM bytes per FLOP). Its 4-stage ring measured equal to
+  // 3 stages on large shapes and better on short ones (2048³: 94–96 % vs 88–89 %; 3000×5000×2000: 91 % vs 90 %).
+  return Pick::coop4;
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
