@@ -125,6 +125,8 @@ TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
       for (int workers : {1, 2, 13, 66, 120}) {
         const auto s = StreamKScheduler::make(tiles, kt, workers, /*fixup_units=*/0);
         const Walk w = walk(s);
+        if (s.sk_tiles > 0)  // an owner waits on every worker after it in its tile's range: none may be empty
+          for (int j = 0; j < workers; ++j) EXPECT_GT(s.sk_begin(j + 1), s.sk_begin(j)) << "worker " << j;
         EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
         for (const auto& [tile, list] : w.contributors) {
           ASSERT_TRUE(w.owner.count(tile)) << "split tile " << tile << " has no owner";
@@ -149,7 +151,9 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   // 4096³: 256 = 3·66 + 58 tiles of 64: the idle tail (7.8 K-tiles per worker) is less than twice the fix-up.
   EXPECT_EQ(StreamKScheduler::make(256, 64, 66).sk_tiles, 0);
   EXPECT_EQ(StreamKScheduler::make(264, 64, 66).sk_tiles, 0);  // whole waves: nothing to balance
-  EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave: not split
+  EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave, short K: not worth it
+  EXPECT_EQ(StreamKScheduler::make(36, 256, 66).sk_tiles, 36);  // 1536²×16384: 36 tiles on 66 workers, long K
+  EXPECT_EQ(StreamKScheduler::make(20, 256, 66).sk_tiles, 0);   // under half a tile a worker: not split
   // 8192×14336×4096: 1792 = 27·66 + 10; 10 tiles would give 9.7 K-tiles a worker, so one whole wave joins.
   EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
   // 3072×3072×4096 (the GPU test's shape): 144 = 2·66 + 12; 12 tiles are too few, one whole wave joins.

@@ -89,13 +89,14 @@ struct StreamKScheduler {
   static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = 20) {
     StreamKScheduler s{num_tiles, k_tiles, clusters, 0, fixup_units};
     const int tail = num_tiles % clusters;
-    if (num_tiles <= clusters || tail == 0) return s;
+    if (tail == 0) return s;  // whole waves (fewer tiles than workers: one partial wave, tail = num_tiles)
     const int64_t dp_units = int64_t{num_tiles / clusters + 1} * k_tiles * clusters;  // × C, to stay integral
     const int64_t sk_units = int64_t{num_tiles} * k_tiles + int64_t{fixup_units} * clusters;
     if (dp_units - sk_units < int64_t{fixup_units} * clusters) return s;
     for (int waves = 0; waves <= 2 && waves * clusters + tail <= num_tiles; ++waves) {
       const int sk = tail + waves * clusters;
-      if (2 * sk >= clusters) {  // sk·k_tiles/C units per worker ≥ k_tiles/2
+      // sk·k_tiles/C units per worker ≥ k_tiles/2, and ≥ 1: an owner waits on every worker in its tile's range
+      if (2 * sk >= clusters && int64_t{sk} * k_tiles >= clusters) {
         s.sk_tiles = sk;
         break;
       }

@@ -206,12 +206,14 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
   const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
   const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
-  const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
-                                           Cfg::kSmemBytes, cluster_tiles);
-  const int workers = grid / kClusterSize, k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
-  StreamKArgs sk{StreamKScheduler::make(static_cast<int>(cluster_tiles), k_tiles, workers, streamk_fixup_units()),
-                 nullptr, nullptr};
-  if (!stream_k) sk.sched.sk_tiles = 0;
+  // Every cluster that fits is a stream-K worker, even with fewer tiles than clusters (1536²×16384: 36 tiles,
+  // 66 workers); without a split the grid shrinks to one cluster per tile.
+  const int resident = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
+                                               Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
+  const int tiles = static_cast<int>(cluster_tiles), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, streamk_fixup_units()), nullptr, nullptr};
+  if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
+  const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
   const size_t partial_bytes = static_cast<size_t>(slots) * kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
   std::optional<detail::Workspace> workspace;  // freed (stream-ordered) after the kernel
