@@ -8,8 +8,9 @@
 // units spread evenly over all clusters, partial tiles summed by the tile's owner in a fixed order.
 // The choice between the ping-pong and the cooperative kernel is a wave count (choose()).
 // Should gain: a few % on large squares (measured: +0–1 % from the cooperative tile, +1.5–2.5 % more from
-// stream-K at 8192³ and 8192×14336×4096; the 105 % target at 4096³ is not reached: docs/notes.md) and
-// under-filled SMs on small shapes (128×64 tiles: 1024³ from ~70 % to ~100 %+).
+// stream-K at 8192³ and 8192×14336×4096; the 105 % target at 4096³ is not reached: docs/notes.md), shapes
+// whose waves quantize badly (3072³: 74 → 90 %; 1536²×16384: 58 → 90 %) and under-filled SMs on small
+// shapes (128×64 tiles: 1024³ from ~70 % to ~100 %+).
 #include <cuda/atomic>
 
 #include <algorithm>
