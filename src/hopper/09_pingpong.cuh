@@ -158,21 +158,31 @@ inline std::string check(const detail::Problem& p) {
 
 using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int);
 
-// Launches a persistent cluster kernel (Cfg: CLUSTER_M, TILE_M × TILE_N per CTA, B_SLICE, threads, SMEM)
-// with one CTA per SM, tensor maps for A, B (the CTA's B slice) and D (64×64 store boxes).
+// What a cluster kernel of this family is launched with (Cfg: CLUSTER_M × CLUSTER_N CTAs of TILE_M × TILE_N,
+// A_SLICE / B_SLICE rows loaded per CTA): tensor maps for A, B (the CTA's slices) and D (64×64 store boxes),
+// and the number of cluster tiles.
+struct ClusterMaps {
+  CUtensorMap a, b, d;
+  int64_t cluster_tiles;
+};
+template <class Cfg>
+ClusterMaps cluster_maps(const detail::Problem& p) {
+  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
+  return {make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K),
+          make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K), make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64),
+          ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols)};
+}
+
+// Launches a persistent cluster kernel with one CTA per SM (at most one cluster per cluster tile).
 template <class Cfg>
 void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
-  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K);
-  const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
-  const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
-  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
-  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
+  const ClusterMaps maps = cluster_maps<Cfg>(p);
   const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
-                                           Cfg::kSmemBytes, cluster_tiles);
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
-                                                           static_cast<int>(p.K));
+                                           Cfg::kSmemBytes, maps.cluster_tiles);
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
+                                                           static_cast<int>(p.N), static_cast<int>(p.K));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
                        "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
                            std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" +

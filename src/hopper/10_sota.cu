@@ -202,16 +202,12 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
   const auto kernel = cooperative_kernel<Cfg>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, "h10");
-  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K);
-  const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
-  const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64);
-  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
-  const int64_t cluster_tiles = ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols);
+  const pingpong::ClusterMaps maps = pingpong::cluster_maps<Cfg>(p);
   // Every cluster that fits is a stream-K worker, even with fewer tiles than clusters (1536²×16384: 36 tiles,
   // 66 workers); without a split the grid shrinks to one cluster per tile.
   const int resident = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
-  const int tiles = static_cast<int>(cluster_tiles), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
+  const int tiles = static_cast<int>(maps.cluster_tiles), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, streamk_fixup_units()), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
@@ -224,12 +220,12 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
     sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace->get()) + partial_bytes);
     harness::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "h10: stream-K flags");
   }
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
-                                                           static_cast<int>(p.K), sk);
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
+                                                           static_cast<int>(p.N), static_cast<int>(p.K), sk);
   detail::trace_launch("h10", grid, Cfg::kThreads, Cfg::kSmemBytes,
                        "cooperative cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) +
                            " stages " + std::to_string(Cfg::STAGES) + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
-                           " of " + std::to_string(cluster_tiles));
+                           " of " + std::to_string(maps.cluster_tiles));
   detail::check_launch("h10");
 }
 
