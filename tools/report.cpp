@@ -83,7 +83,8 @@ std::vector<Shape> suite(const std::string& name) {
   if (name == "check")
     return {{128, 128, 64},    {128, 128, 1024},  {256, 384, 512},   {384, 256, 192},  {1024, 1024, 1024},
             {2048, 1024, 4096}, {1920, 640, 320}, {4096, 4096, 4096}, {8192, 8192, 8192},
-            {3072, 3072, 4096}, {3000, 3000, 4000}};  // the last two: h10 splits its last wave (stream-K)
+            {3072, 3072, 4096}, {3000, 3000, 4000},  // h10's 192-wide cooperative tile
+            {1536, 1536, 16384}};                    // h10 splits every tile (stream-K, fewer tiles than SMs)
   if (name == "bench") return {{4096, 4096, 4096}, {8192, 8192, 8192}};
   if (name == "sweep") {
     // 240 shapes from a fixed generator: primes, M or N < 128, K < 64, K % 8 != 0, very skinny, large.

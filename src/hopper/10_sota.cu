@@ -27,12 +27,16 @@ namespace {
 // ── the cooperative kernel: h08's mainloop, h09's writeback ──────────────────────────────────────────
 // CLUSTER_N = 2 makes the cluster 2×2: the two CTAs of a row of the cluster also share A (each loads 64 of
 // its 128 rows and multicasts them), so a CTA reads 24 KB instead of 32 KB from L2 per K-tile.
-// EPI_COLS < 256 stages the writeback in column chunks through a smaller Dtile, leaving SMEM for a 4th stage.
-template <int STAGES_, int GROUP_M_, int CLUSTER_N_ = 1, int EPI_COLS_ = 256>
+// EPI_COLS < TILE_N stages the writeback in column chunks through a smaller Dtile, leaving SMEM for a 4th
+// stage. TILE_N < 256 (one m64nTILE_N wgmma per consumer) trades bytes per FLOP for a better wave count.
+template <int STAGES_, int GROUP_M_, int CLUSTER_N_ = 1, int EPI_COLS_ = 256, int TILE_N_ = 256>
 struct CoopConfig {
   static constexpr int CLUSTER_M = 2, CLUSTER_N = CLUSTER_N_, STAGES = STAGES_, GROUP_M = GROUP_M_;
   static constexpr int EPI_COLS = EPI_COLS_;
-  static constexpr int TILE_M = 128, TILE_N = 256;
+  static constexpr int TILE_M = 128, TILE_N = TILE_N_;
+  static_assert(TILE_N % EPI_COLS == 0 && EPI_COLS % 64 == 0, "whole 64-column store boxes");
+  static_assert((TILE_N / CLUSTER_M) % 8 == 0, "B slices are whole 8-row swizzle atoms");
+  static constexpr int kPartialFloat4s = TILE_N / 8;  // a consumer thread's share of its 64×TILE_N fp32 fragment
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
@@ -56,7 +60,6 @@ struct StreamKArgs {
   float4* partials;
   int* flags;
 };
-inline constexpr int kPartialFloat4s = 128 / 4;  // a consumer thread's 64×256 fragment share: 128 fp32
 
 template <class Cfg>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
@@ -146,9 +149,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
       sm90::fence_operand(acc[0]);
       release(prev_stage);
       if (piece.k_begin != 0) {  // a stream-K partial (this worker's first piece): leave it for the owner
-        float4* dst = sk.partials + int64_t{slot(cluster_id)} * kPartialFloat4s * kWarpgroupThreads;
+        float4* dst = sk.partials + int64_t{slot(cluster_id)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
 #pragma unroll
-        for (int q = 0; q < kPartialFloat4s; ++q)
+        for (int q = 0; q < Cfg::kPartialFloat4s; ++q)
           __stcg(dst + q * kWarpgroupThreads + t, make_float4(acc[0][4 * q], acc[0][4 * q + 1], acc[0][4 * q + 2], acc[0][4 * q + 3]));
         warpgroup_sync(bar_id);  // all 128 threads' stores happen before the flag
         if (leader) {
@@ -166,9 +169,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
             }
           }
           warpgroup_sync(bar_id);
-          const float4* src = sk.partials + int64_t{slot(w)} * kPartialFloat4s * kWarpgroupThreads;
+          const float4* src = sk.partials + int64_t{slot(w)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
 #pragma unroll
-          for (int q = 0; q < kPartialFloat4s; ++q) {
+          for (int q = 0; q < Cfg::kPartialFloat4s; ++q) {
             const float4 v = __ldcg(src + q * kWarpgroupThreads + t);
             acc[0][4 * q] += v.x, acc[0][4 * q + 1] += v.y, acc[0][4 * q + 2] += v.z, acc[0][4 * q + 3] += v.w;
           }
@@ -212,7 +215,7 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
-  const size_t partial_bytes = static_cast<size_t>(slots) * kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
+  const size_t partial_bytes = static_cast<size_t>(slots) * Cfg::kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
   std::optional<detail::Workspace> workspace;  // freed (stream-ordered) after the kernel
   if (sk.sched.sk_tiles > 0) {
     workspace.emplace(partial_bytes + slots * sizeof(int), stream, "h10 (stream-K)");
@@ -238,31 +241,39 @@ using Coop = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8>;                 // 128×25
 using CoopG16 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/16>;
 using Coop2x2 = CoopConfig</*STAGES=*/3, /*GROUP_M=*/8, /*CLUSTER_N=*/2>;  // A multicast too
 using Coop4 = CoopConfig</*STAGES=*/4, /*GROUP_M=*/8, /*CLUSTER_N=*/1, /*EPI_COLS=*/128>;  // deeper ring
+using Coop4N192 = CoopConfig</*STAGES=*/4, /*GROUP_M=*/8, /*CLUSTER_N=*/1, /*EPI_COLS=*/192, /*TILE_N=*/192>;
 
 // The configuration table. LADDER_H10_CONFIG=<index> forces one (for tuning runs).
-enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6, coop_dp = 7, coop4 = 8 };
+enum class Pick { square = 0, narrow = 1, narrow_pair = 2, wide = 3, coop = 4, coop_g16 = 5, coop_2x2 = 6, coop_dp = 7, coop4 = 8, coop4_n192 = 9 };
 
 Pick choose(const detail::Problem& p) {
   if (const char* forced = std::getenv("LADDER_H10_CONFIG"); forced && *forced)
-    return static_cast<Pick>(std::atoi(forced) % 9);
+    return static_cast<Pick>(std::atoi(forced) % 10);
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.N + 127) / 128);
   const int sms = detail::sm_count();
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
   if (tiles_128 < sms) return Pick::narrow_pair;
-  // Otherwise the cooperative 128×256 tile (256×256 per cluster) unless the ping-pong's 128×128 tiles (256×128
-  // per cluster, half the work each) quantize into fewer waves: 3072³ takes 2.18 → 3 cooperative waves but
-  // 4.36 → 5 half-size ping-pong waves (2.5 cooperative tile times): 89 % vs 74 % of cuBLAS.
+  // Otherwise the estimated time of each kernel, in units of a 256×128 cluster tile: the cooperative kernel
+  // with 256- or 192-wide tiles (2 or 1.5 units per tile; waves or a stream-K split, StreamKScheduler) and the
+  // ping-pong (1 unit per tile). E.g. 3072³: cooperative 3 waves × 2 = 6, ping-pong 5 × 1 = 5, 192-wide
+  // 3 × 1.5 = 4.5. Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one
+  // must win by 3 % (it moves 17 % more bytes per FLOP).
   const int clusters = std::max(1, sms / 2);
   const int64_t rows = (p.M + 255) / 256, k_tiles = (p.K + BLK_K - 1) / BLK_K;
-  const int64_t coop_tiles = rows * ((p.N + 255) / 256), square_tiles = rows * ((p.N + 127) / 128);
-  if (coop_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return Pick::coop4;
-  const auto coop = StreamKScheduler::make(static_cast<int>(coop_tiles), static_cast<int>(k_tiles), clusters,
-                                           streamk_fixup_units());
-  const double square = static_cast<double>((square_tiles + clusters - 1) / clusters) / 2;
-  if (square < coop.tile_times()) return Pick::square;
-  // Ties go to the cooperative kernel (fewer L2→SMEM bytes per FLOP). Its 4-stage ring measured equal to
-  // 3 stages on large shapes and better on short ones (2048³: 94–96 % vs 88–89 %; 3000×5000×2000: 91 % vs 90 %).
-  return Pick::coop4;
+  const int64_t tiles_256 = rows * ((p.N + 255) / 256), tiles_192 = rows * ((p.N + 191) / 192);
+  const int64_t square_tiles = rows * ((p.N + 127) / 128);
+  if (square_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return Pick::coop4;
+  auto coop_time = [&](int64_t tiles, double units) {
+    return units * StreamKScheduler::make(static_cast<int>(tiles), static_cast<int>(k_tiles), clusters,
+                                          streamk_fixup_units()).tile_times();
+  };
+  const double coop = coop_time(tiles_256, 2.0), narrow_coop = coop_time(tiles_192, 1.5);
+  const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
+  const Pick best = square < coop ? Pick::square : Pick::coop4;
+  if (narrow_coop < 0.97 * std::min(square, coop)) return Pick::coop4_n192;
+  // The cooperative kernel's 4-stage ring measured equal to 3 stages on large shapes and better on short ones
+  // (2048³: 94–96 % vs 88–89 %; 3000×5000×2000: 91 % vs 90 %).
+  return best;
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
@@ -275,6 +286,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::coop_g16: return launch_coop<CoopG16>(p, stream, false);
     case Pick::coop_2x2: return launch_coop<Coop2x2>(p, stream, false);
     case Pick::coop4: return launch_coop<Coop4>(p, stream, true);
+    case Pick::coop4_n192: return launch_coop<Coop4N192>(p, stream, true);
     case Pick::coop_dp: return launch_coop<Coop>(p, stream, /*stream_k=*/false);  // never split (A/B runs)
   }
 }
