@@ -254,20 +254,20 @@ Pick choose(const detail::Problem& p) {
   // Fewer 128×128 tiles than SMs: halve the tile width so every SM gets work (1024³: 64 → 128 tiles).
   if (tiles_128 < sms) return Pick::narrow_pair;
   // Otherwise the estimated time of each kernel, in units of a 256×128 cluster tile: the cooperative kernel
-  // with 256- or 192-wide tiles (2 or 1.5 units per tile; waves or a stream-K split, StreamKScheduler) and the
-  // ping-pong (1 unit per tile). E.g. 3072³: cooperative 3 waves × 2 = 6, ping-pong 5 × 1 = 5, 192-wide
-  // 3 × 1.5 = 4.5. Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one
-  // must win by 3 % (it moves 17 % more bytes per FLOP).
+  // with 256-wide tiles (2 units per tile; waves or a stream-K split, StreamKScheduler) or 192-wide tiles
+  // (1.5 units, whole waves only: split, they measured slower than unsplit at 1536²×16384 and 1504×1544×16000,
+  // where workers at different K offsets stop sharing A and B in L2), and the ping-pong (1 unit per tile).
+  // E.g. 3072³: cooperative 3 waves × 2 = 6, ping-pong 5 × 1 = 5, 192-wide 3 × 1.5 = 4.5. Ties go to the
+  // 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 % (it moves 17 %
+  // more bytes per FLOP).
   const int clusters = std::max(1, sms / 2);
   const int64_t rows = (p.M + 255) / 256, k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const int64_t tiles_256 = rows * ((p.N + 255) / 256), tiles_192 = rows * ((p.N + 191) / 192);
   const int64_t square_tiles = rows * ((p.N + 127) / 128);
   if (square_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return Pick::coop4;
-  auto coop_time = [&](int64_t tiles, double units) {
-    return units * StreamKScheduler::make(static_cast<int>(tiles), static_cast<int>(k_tiles), clusters,
-                                          streamk_fixup_units()).tile_times();
-  };
-  const double coop = coop_time(tiles_256, 2.0), narrow_coop = coop_time(tiles_192, 1.5);
+  const double coop = 2.0 * StreamKScheduler::make(static_cast<int>(tiles_256), static_cast<int>(k_tiles), clusters,
+                                                   streamk_fixup_units()).tile_times();
+  const double narrow_coop = 1.5 * static_cast<double>((tiles_192 + clusters - 1) / clusters);
   const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
   const Pick best = square < coop ? Pick::square : Pick::coop4;
   if (narrow_coop < 0.97 * std::min(square, coop)) return Pick::coop4_n192;
@@ -286,7 +286,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
     case Pick::coop_g16: return launch_coop<CoopG16>(p, stream, false);
     case Pick::coop_2x2: return launch_coop<Coop2x2>(p, stream, false);
     case Pick::coop4: return launch_coop<Coop4>(p, stream, true);
-    case Pick::coop4_n192: return launch_coop<Coop4N192>(p, stream, true);
+    case Pick::coop4_n192: return launch_coop<Coop4N192>(p, stream, /*stream_k=*/false);  // see choose()
     case Pick::coop_dp: return launch_coop<Coop>(p, stream, /*stream_k=*/false);  // never split (A/B runs)
   }
 }
