@@ -1,15 +1,16 @@
 // Hopper ladder · step 10 — sota.
 // Extends h09 by changing how the kernel is chosen: a small table of configurations picked per problem
 // shape. Besides h09's ping-pong kernel with other knobs (cluster size, ring depth, consumer tile), it
-// has one more kernel: h08's cooperative 128×256 tile (both consumers on one tile) with h09's
+// has one more kernel: h08's cooperative 128×256 (or 128×192) tile (both consumers on one tile) with h09's
 // asynchronous stmatrix → TMA-store writeback, which moves a third fewer L2→SMEM bytes per FLOP than
 // 128×128 ping-pong tiles; on a power-limited part, fewer bytes per FLOP also means higher clocks.
 // Where the last wave would leave many SMs idle, the cooperative kernel splits it stream-K style: K-tile
 // units spread evenly over all clusters, partial tiles summed by the tile's owner in a fixed order.
-// The choice between the ping-pong and the cooperative kernel is a wave count (choose()).
+// Which kernel and tile run is decided by an estimate of their waves (choose()).
 // Should gain: a few % on large squares (measured: +0–1 % from the cooperative tile, +1.5–2.5 % more from
 // stream-K at 8192³ and 8192×14336×4096; the 105 % target at 4096³ is not reached: docs/notes.md), shapes
-// whose waves quantize badly (3072³: 74 → 90 %; 1536²×16384: 58 → 90 %) and under-filled SMs on small
+// whose waves quantize badly (3072³: 74 → 99 %; 1536×2048×16384: 77 → 100 %; 1536²×16384: 58 → 89 %,
+// the 192-wide tile and stream-K; docs/notes.md) and under-filled SMs on small
 // shapes (128×64 tiles: 1024³ from ~70 % to ~100 %+).
 #include <cuda/atomic>
 
@@ -297,6 +298,7 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
 extern const ladder::detail::Step step_h10 = {
     "h10", ladder::detail::Arch::hopper, "sota",
     "h09's kernel with a configuration chosen per shape: 2x1 cluster + 128x128 tiles when there are enough tiles, "
-    "128x64 tiles without a cluster when SMs would idle, a cooperative 128x256 tile (stream-K last wave) on large shapes",
+    "128x64 tiles without a cluster when SMs would idle, a cooperative 128x256 or 128x192 tile (stream-K last wave) "
+    "picked by estimated waves",
     "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores)", ladder::hopper::pingpong::check,
     ladder::hopper::launch};
