@@ -57,12 +57,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __hal
   store_tile<BLK_N>(acc, D, BLK_N, 0, 0, BLK_M, BLK_N);
 
   // (5) FREE the TMEM: every tcgen05.ld has completed (wait::ld) before the allocating warp deallocates.
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == 0) {
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemCols>(acc);
-  }
+  tmem_release<kTmemCols>(warp == 0, acc);
 }
 
 std::string check(const detail::Problem& p) {

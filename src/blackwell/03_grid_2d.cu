@@ -55,12 +55,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half
 
   store_tile<BLK_N>(acc, D, N, m_st, n_st, M, N);  // writeback to THIS CTA's tile
 
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == 0) {
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemCols>(acc);
-  }
+  tmem_release<kTmemCols>(warp == 0, acc);
 }
 
 std::string check(const detail::Problem& p) {

@@ -85,18 +85,11 @@ __global__ void __launch_bounds__(kWarpgroupThreads) pipelined_kernel(const __gr
 
   store_tile<BLK_N>(acc, D, ldd, m_st, n_st, M, N);
 
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == 0) {
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemCols>(acc);
-  }
+  tmem_release<kTmemCols>(warp == 0, acc);
 }
 
 std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + " (16-byte stores from TMEM rows)";
-  if (auto e = detail::require_multiple("ldd", p.ldd, 8); !e.empty()) return e;
+  if (auto e = require_tma_rows_and_16b_stores(p); !e.empty()) return e;
   if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
   return {};
 }

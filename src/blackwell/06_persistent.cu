@@ -114,9 +114,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) persistent_kernel(const __g
 }
 
 std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + " (16-byte stores from TMEM rows)";
-  return detail::require_multiple("ldd", p.ldd, 8);
+  return require_tma_rows_and_16b_stores(p);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {

@@ -119,19 +119,11 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
     }
   }
 
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == kMmaWarp) {
-    __syncwarp();
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemCols>(acc);
-  }
+  tmem_release<kTmemCols>(warp == kMmaWarp, acc);
 }
 
 std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + " (16-byte stores from TMEM rows)";
-  return detail::require_multiple("ldd", p.ldd, 8);
+  return require_tma_rows_and_16b_stores(p);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {

@@ -143,19 +143,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
     }
   }
 
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  cluster.sync();
-  if (warp == kFirstMmaWarp) {
-    __syncwarp();
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemColsPair, 2>(tmem);
-  }
+  tmem_release_pair<kTmemColsPair>(cluster, warp == kFirstMmaWarp, tmem);
 }
 
 std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + " (16-byte stores from TMEM rows)";
-  return detail::require_multiple("ldd", p.ldd, 8);
+  return require_tma_rows_and_16b_stores(p);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {

@@ -161,19 +161,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
     if (store_thread) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});  // stores complete before exit
   }
 
-  cuda::ptx::tcgen05_fence_before_thread_sync();
-  cluster.sync();
-  if (warp == kMmaWarp) {
-    __syncwarp();
-    cuda::ptx::tcgen05_fence_after_thread_sync();
-    tmem_free<kTmemColsPair, 2>(tmem);
-  }
+  tmem_release_pair<kTmemColsPair>(cluster, warp == kMmaWarp, tmem);
 }
 
 std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + " (TMA-store rows must be 16-byte aligned)";
-  return detail::require_multiple("ldd", p.ldd, 8);
+  return require_tma_rows_and_16b_stores(p, " (TMA-store rows must be 16-byte aligned)");
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {

@@ -6,11 +6,14 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "device/copy.cuh"
 #include "device/descriptors.hpp"
 #include "device/sm100/tcgen05.cuh"
 #include "device/sm100/tmem.hpp"
+#include "step.hpp"
 
 namespace ladder::blackwell {
 
@@ -51,6 +54,40 @@ __device__ __forceinline__ void tmem_allocate(uint32_t* slot) {
 template <uint32_t COLS, int CTA_GROUP = 1>
 __device__ __forceinline__ void tmem_free(uint32_t tmem_base) {
   cuda::ptx::tcgen05_dealloc(cta_group<CTA_GROUP>, tmem_base, COLS);
+}
+
+// The end of a one-CTA kernel (b01–b07): every tcgen05.ld has completed (wait::ld) and is fenced before
+// the thread sync; then the allocating warp deallocates.
+template <uint32_t COLS>
+__device__ __forceinline__ void tmem_release(bool allocating_warp, uint32_t tmem_base) {
+  cuda::ptx::tcgen05_fence_before_thread_sync();
+  __syncthreads();
+  if (allocating_warp) {
+    __syncwarp();
+    cuda::ptx::tcgen05_fence_after_thread_sync();
+    tmem_free<COLS>(tmem_base);
+  }
+}
+
+// The end of a CTA-pair kernel (b08 on): no CTA deallocates or leaves while its peer may still read its SMEM
+// (the leader's MMAs) or signal its barriers; then the allocating warp of each CTA frees the pair's TMEM.
+template <uint32_t COLS, class Cluster>
+__device__ __forceinline__ void tmem_release_pair(const Cluster& cluster, bool allocating_warp, uint32_t tmem_base) {
+  cuda::ptx::tcgen05_fence_before_thread_sync();
+  cluster.sync();
+  if (allocating_warp) {
+    __syncwarp();
+    cuda::ptx::tcgen05_fence_after_thread_sync();
+    tmem_free<COLS, 2>(tmem_base);
+  }
+}
+
+// What the TMA-fed steps (b04 on) accept: rows TMA can read, and D rows written 16 bytes at a time.
+inline std::string require_tma_rows_and_16b_stores(const detail::Problem& p,
+                                                   std::string_view why = " (16-byte stores from TMEM rows)") {
+  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
+  if (auto e = detail::require_multiple("N", p.N, 8); !e.empty()) return e + std::string(why);
+  return detail::require_multiple("ldd", p.ldd, 8);
 }
 
 // The smem descriptors of one (rows, BLK_K) SW128 K-major tile, advanced to k16 slice k: +32 B of start
