@@ -45,6 +45,11 @@ struct Strides {
 void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K,
           std::string_view step = "best", cudaStream_t stream = nullptr, Strides strides = {});
 
+// The descriptor form (include/ladder/ladder.h): bf16, fp32 output, the fused epilogue.
+void gemm(const ladder_gemm_desc& desc, cudaStream_t stream = nullptr);
+// What gemm(desc) would launch, in words: the step, the kernel family, its tile and split (throws like gemm).
+std::string plan(const ladder_gemm_desc& desc);
+
 // Empty when `step` can run this problem on the current GPU, else the reason (no launch, no throw).
 std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides = {});
 
