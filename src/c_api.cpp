@@ -49,6 +49,34 @@ int ladder_gemm_ld(const void* A, int64_t lda, const void* B, int64_t ldb, void*
   });
 }
 
+void ladder_gemm_desc_init(struct ladder_gemm_desc* desc) {
+  if (!desc) return;
+  *desc = {};
+  desc->struct_size = sizeof(struct ladder_gemm_desc);
+  desc->ab_dtype = LADDER_DTYPE_F16;
+  desc->d_dtype = LADDER_DTYPE_F16;
+  desc->alpha = 1.0f;
+}
+
+int ladder_gemm_v2(const struct ladder_gemm_desc* desc, cudaStream_t stream) {
+  return guarded([&] {
+    if (!desc) throw ladder::Error(LADDER_ERROR_INVALID_ARGUMENT, "desc must not be NULL");
+    ladder::gemm(*desc, stream);
+  });
+}
+
+namespace {
+thread_local std::string g_plan;
+}
+
+const char* ladder_gemm_plan(const struct ladder_gemm_desc* desc) {
+  const int code = guarded([&] {
+    if (!desc) throw ladder::Error(LADDER_ERROR_INVALID_ARGUMENT, "desc must not be NULL");
+    g_plan = ladder::plan(*desc);
+  });
+  return code == LADDER_OK ? g_plan.c_str() : nullptr;
+}
+
 const char* ladder_last_error(void) { return g_last_error.c_str(); }
 
 int ladder_step_count(void) { return static_cast<int>(ladder::detail::registry().size()); }

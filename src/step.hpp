@@ -8,17 +8,28 @@
 #include <string>
 #include <string_view>
 
+#include "device/epilogue_op.hpp"
 #include "ladder/ladder.hpp"
 
 namespace ladder::detail {
 
-// D[M,N] = A[M,K] · B[N,K]ᵀ; fp16, row-major, K contiguous in A and B; leading dimensions in elements.
+// D[M,N] = A[M,K] · B[N,K]ᵀ; row-major, K contiguous in A and B; leading dimensions in elements.
+// The teaching steps take the seed's problem: fp16 in and out, no epilogue (the defaults below). Steps with
+// `Step::fused` also take bf16 operands (A, B, D then point at bf16 data), an fp32 D and the epilogue; with
+// SwiGLU, N counts B's rows (2·I) and D has N/2 columns.
 struct Problem {
   const __half* A;
   const __half* B;
   __half* D;
   int64_t M, N, K;
   int64_t lda, ldb, ldd;
+  DType ab = DType::f16;  // A and B
+  DType d = DType::f16;   // D (and C)
+  EpilogueParams ep = {};
+  bool b_static = false;  // B is not written by the work before this GEMM on the stream (PDL may prefetch it)
+
+  constexpr int64_t out_cols() const { return ep.swiglu ? N / 2 : N; }
+  constexpr bool plain() const { return ab == DType::f16 && d == DType::f16 && ep.plain(); }
 };
 
 enum class Arch { hopper, blackwell };
@@ -38,6 +49,10 @@ struct Step {
   void (*launch_fault)(const Problem&, cudaStream_t, std::string_view fault) = nullptr;
   // Alignment (bytes) the step needs of A, B and D: 16 for 16-byte vectors and TMA.
   int pointer_alignment = 16;
+  // Takes bf16 operands, an fp32 D and the fused epilogue (Problem::ab, d, ep); otherwise fp16 only, no epilogue.
+  bool fused = false;
+  // Optional: what the step launches for this problem, in words (tile, split, kernel family); `plan` shows it.
+  std::string (*describe)(const Problem&) = nullptr;
 };
 
 std::span<const Step* const> registry();

@@ -61,11 +61,22 @@ TEST(CliCsv, RowFormatsEveryColumn) {
   row.result.ratio = 0.5;
   row.result.rel_err = 2.5e-4;
   row.result.input_sets = 3;
+  row.result.bytes = 1e8;
+  row.result.gbps = 200.0;
+  row.result.floor_ms = {0.1, 0.09, 0.11, 100};
+  row.result.floor_gbps = 1000.0;
+  row.result.pct_floor = 0.2;
+  row.result.kernel = "h03 grid";
   const std::string line = csv_row(row, {"NVIDIA H200", "abc123", "2026-11-29T00:00:00Z"});
   EXPECT_EQ(line,
             "h03,hopper,4096,4096,4096,0.50000,274.9,549.8,0.500,2.500e-04,pass,0.40000,0.60000,0.25000,100,3,h03,"
-            "NVIDIA H200,abc123,2026-11-29T00:00:00Z");
+            "NVIDIA H200,abc123,2026-11-29T00:00:00Z,100000000,200.0,400.0,0.10000,1000.0,0.200,\"\",\"h03 grid\"");
   // Same number of fields as the header.
   auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
   EXPECT_EQ(count(line), count(csv_header()));
+  // Free text is quoted, its quotes doubled: a kernel description with commas stays one field.
+  row.tune = "split=4";
+  row.result.kernel = "small-M: 64 rows, split 4 \"dsmem\"";
+  const std::string quoted = csv_row(row, {"NVIDIA H200", "abc123", "2026-11-29T00:00:00Z"});
+  EXPECT_NE(quoted.find(",\"split=4\",\"small-M: 64 rows, split 4 \"\"dsmem\"\"\""), std::string::npos) << quoted;
 }

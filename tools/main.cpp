@@ -15,6 +15,7 @@
 #include "phase_table.hpp"
 #include "report.hpp"
 #include "step.hpp"
+#include "tuning.hpp"
 
 namespace {
 
@@ -47,7 +48,7 @@ void add_shape_options(CLI::App* cmd, ShapeArgs& a) {
   cmd->add_option("--n", a.n, "N values (default: square shapes from --m)");
   cmd->add_option("--k", a.k, "K values (default: square shapes from --m)");
   cmd->add_option("--shapes", a.shapes, "explicit shapes, e.g. 4096x4096x4096,8191x8191x8191");
-  cmd->add_option("--suite", a.suite_name, "a named shape set: check, bench, standard");
+  cmd->add_option("--suite", a.suite_name, "a named shape set: check, bench, standard, sweep, decode, fewtile, smallm");
 }
 
 // Progress on a terminal only; CI logs stay clean.
@@ -141,9 +142,31 @@ int cmd_check(const std::string& step_text, const ShapeArgs& sa, const std::stri
   return failed ? kExitFail : 0;
 }
 
-int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, const std::string& csv) {
+// "spec;spec;…" → the tuning settings to run under, in order ("" = the library's own choice).
+std::vector<std::string> split_tunes(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    const size_t end = text.find(';', pos);
+    out.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  for (const std::string& t : out) {  // a bad spec fails before anything runs (bad usage: exit 2)
+    try {
+      detail::parse_tuning(t);
+    } catch (const Error& e) {
+      throw std::invalid_argument(e.what());
+    }
+  }
+  return out;
+}
+
+int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, const std::string& csv,
+              const std::string& tune_text, const harness::TimingOptions& opt) {
   const std::vector<std::string> ids = cli::select_steps(step_text);
   const std::vector<cli::Shape> shapes = sa.resolve("bench");
+  const std::vector<std::string> tunes = split_tunes(tune_text);
   if (int rc = require_runnable(ids, "bench")) return rc;
 
   const harness::DeviceInfo dev = harness::current_device();
@@ -153,21 +176,25 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
   std::printf("cuBLAS cublasGemmEx (fp16 in/out, fp32 compute) timed in this process, interleaved, same data, "
               "inputs rotated over >= 2.5x L2; median of CUDA-event samples.\n\n");
   std::vector<cli::BenchRow> rows;
-  const size_t total = ids.size() * shapes.size();
+  const size_t total = ids.size() * shapes.size() * tunes.size();
   size_t done = 0;
+  const detail::Tuning initial = detail::tuning();
   for (const cli::Shape& sh : shapes)
-    for (const std::string& id : ids) {
-      progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
-      const detail::Step* s = detail::find_step(id);
-      cli::BenchRow row{id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, {}};
-      try {
-        row.result = harness::bench_step(id, sh.M, sh.N, sh.K, seed);
-      } catch (const std::exception& e) {
-        row.result.status = Status::fail;
-        row.result.reason = e.what();
+    for (const std::string& id : ids)
+      for (const std::string& tune : tunes) {
+        progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
+        const detail::Step* s = detail::find_step(id);
+        cli::BenchRow row{id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, {}, tune};
+        detail::set_tuning(tune.empty() ? initial : detail::parse_tuning(tune));
+        try {
+          row.result = harness::bench_step(id, sh.M, sh.N, sh.K, seed, opt);
+        } catch (const std::exception& e) {
+          row.result.status = Status::fail;
+          row.result.reason = e.what();
+        }
+        rows.push_back(row);
       }
-      rows.push_back(row);
-    }
+  detail::set_tuning(initial);
   progress(total, total, "");
   cli::print_bench_table(std::cout, rows);
   if (!csv.empty()) {
@@ -204,6 +231,13 @@ int main(int argc, char** argv) {
   bench->add_option("--steps", bench_steps, "steps (default: the Hopper ladder)");
   bench->add_option("--seed", bench_seed, "random seed");
   bench->add_option("--csv", csv, "write the results as CSV");
+  std::string bench_tune;
+  harness::TimingOptions bench_opt;
+  bench->add_option("--tune", bench_tune,
+                    "tuning settings to compare, ';'-separated (e.g. 'split=4;split=8'; '' = the cost model): "
+                    "each runs as its own row");
+  bench->add_option("--target-ms", bench_opt.target_ms, "timed milliseconds per candidate (sets the repetitions)");
+  bench->add_option("--warmup-ms", bench_opt.warmup_ms, "warm-up milliseconds before timing");
   add_shape_options(bench, bench_shapes);
 
   int phase_k_tiles = 4;
@@ -216,7 +250,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand("check")) return cmd_check(check_steps, check_shapes, check_seeds, check_fault);
-    if (app.got_subcommand("bench")) return cmd_bench(bench_steps, bench_shapes, bench_seed, csv);
+    if (app.got_subcommand("bench")) return cmd_bench(bench_steps, bench_shapes, bench_seed, csv, bench_tune, bench_opt);
     if (app.got_subcommand("phase-table")) return cli::cmd_phase_table(phase_k_tiles, phase_forget);
   } catch (const std::invalid_argument& e) {
     std::cerr << "ladder: " << e.what() << "\n";

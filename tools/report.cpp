@@ -112,7 +112,39 @@ std::vector<Shape> suite(const std::string& name) {
             {8192, 8192, 8192},   {16384, 16384, 16384}, {8192, 4096, 4096}, {8192, 14336, 4096},
             {8192, 4096, 14336},  {8192, 28672, 8192}, {4095, 4097, 4099},   {8191, 8191, 8191},
             {3000, 5000, 2000}};
-  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard, sweep)");
+  if (name == "decode") {
+    // Decode: M tokens × the linear layers (N×K) of Llama-3-8B and Llama-3-70B.
+    const std::vector<std::pair<int64_t, int64_t>> layers = {
+        {4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096},   // 8B: q/o, k/v, gate/up, down, lm_head
+        {8192, 8192}, {1024, 8192}, {28672, 8192}, {8192, 28672}};                   // 70B
+    std::vector<Shape> out;
+    for (int64_t m : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
+      for (const auto& [n, k] : layers) out.push_back({m, n, k});
+    return out;
+  }
+  if (name == "fewtile")  // fewer tiles than about two waves
+    return {{256, 8192, 8192}, {1536, 1536, 4096}, {2560, 2560, 2560}, {512, 4096, 4096}, {512, 14336, 4096}};
+  if (name == "smallm") {
+    // ≥ 300 shapes with M from 1 to 512 for the small-M kernels: primes, odd N and K, K % 8 != 0 (best pads).
+    std::vector<Shape> out;
+    uint64_t x = 0xD1B54A32D192ED03ull;
+    auto next = [&](int64_t lo, int64_t hi) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
+    };
+    const int64_t primes[] = {1, 2, 3, 5, 7, 11, 13, 17, 31, 61, 127, 257, 509};
+    for (int i = 0; i < 320; ++i) {
+      switch (i % 5) {
+        case 0: out.push_back({primes[next(0, 12)], next(1, 3000), next(1, 512) * 8}); break;  // K % 8 == 0
+        case 1: out.push_back({next(1, 64), next(1, 5000), next(1, 5000)}); break;              // any K
+        case 2: out.push_back({next(1, 512), next(1, 2048) * 2 + 1, next(1, 300) * 8}); break;  // odd N
+        case 3: out.push_back({next(1, 16), next(64, 8192), next(1, 64) * 64}); break;          // decode-like
+        case 4: out.push_back({next(65, 512), next(1, 4096), next(1, 4096)}); break;            // the crossover
+      }
+    }
+    return out;
+  }
+  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard, sweep, decode, fewtile, smallm)");
 }
 
 std::vector<std::string> select_steps(const std::string& text) {
@@ -154,20 +186,31 @@ std::vector<std::string> select_steps(const std::string& text) {
 
 std::string csv_header() {
   return "step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status,"
-         "min_ms,max_ms,cublas_median_ms,reps,input_sets,resolved_step,gpu,commit,date";
+         "min_ms,max_ms,cublas_median_ms,reps,input_sets,resolved_step,gpu,commit,date,"
+         "bytes,gbps,cublas_gbps,floor_ms,floor_gbps,pct_floor,tune,kernel";
 }
 
 std::string csv_row(const BenchRow& r, const RunInfo& info) {
   const harness::BenchResult& b = r.result;
   std::string status = harness::to_string(b.status);
   for (char& c : status) c = static_cast<char>(std::tolower(c));
-  char buf[512];
+  char buf[1024];
   std::snprintf(buf, sizeof buf, "%s,%s,%lld,%lld,%lld,%.5f,%.1f,%.1f,%.3f,%.3e,%s,%.5f,%.5f,%.5f,%d,%d,%s,%s,%s,%s",
                 r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M), static_cast<long long>(r.shape.N),
                 static_cast<long long>(r.shape.K), b.step_ms.median_ms, b.tflops, b.cublas_tflops, b.ratio, b.rel_err,
                 status.c_str(), b.step_ms.min_ms, b.step_ms.max_ms, b.cublas_ms.median_ms, b.step_ms.reps,
                 b.input_sets, b.step.c_str(), info.gpu.c_str(), info.commit.c_str(), info.date.c_str());
-  return buf;
+  const double cublas_gbps = b.cublas_ms.median_ms > 0 ? b.bytes / (b.cublas_ms.median_ms * 1e-3) / 1e9 : 0;
+  char more[256];
+  std::snprintf(more, sizeof more, ",%.0f,%.1f,%.1f,%.5f,%.1f,%.3f,", b.bytes, b.gbps, cublas_gbps, b.floor_ms.median_ms,
+                b.floor_gbps, b.pct_floor);
+  // Free text last, quoted (the kernel description has commas).
+  auto quoted = [](const std::string& t) {
+    std::string q = "\"";
+    for (char c : t) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  return std::string(buf) + more + quoted(r.tune) + "," + quoted(b.kernel);
 }
 
 void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info) {
@@ -179,21 +222,22 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const
 }
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%-5s %-9s %6s %6s %6s %10s %8s %8s %7s %10s  %s\n", "step", "arch", "M", "N", "K",
-                "median_ms", "TFLOP/s", "cuBLAS", "ratio", "rel_err", "status");
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-5s %-9s %6s %6s %6s %10s %8s %8s %7s %7s %7s %10s  %s\n", "step", "arch", "M", "N", "K",
+                "median_ms", "TFLOP/s", "cuBLAS", "ratio", "GB/s", "%floor", "rel_err", "status");
   os << buf;
   for (const BenchRow& r : rows) {
     const harness::BenchResult& b = r.result;
     if (b.status == harness::Status::pass)
-      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10.4f %8.1f %8.1f %6.1f%% %10.2e  pass\n",
+      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10.4f %8.1f %8.1f %6.1f%% %7.0f %6.1f%% %10.2e  pass%s%s\n",
                     r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M),
                     static_cast<long long>(r.shape.N), static_cast<long long>(r.shape.K), b.step_ms.median_ms,
-                    b.tflops, b.cublas_tflops, 100 * b.ratio, b.rel_err);
+                    b.tflops, b.cublas_tflops, 100 * b.ratio, b.gbps, 100 * b.pct_floor, b.rel_err,
+                    r.tune.empty() ? "" : "  tune ", r.tune.c_str());
     else
-      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10s %8s %8s %7s %10s  %s: %s\n", r.step.c_str(),
+      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10s %8s %8s %7s %7s %7s %10s  %s: %s\n", r.step.c_str(),
                     r.arch.c_str(), static_cast<long long>(r.shape.M), static_cast<long long>(r.shape.N),
-                    static_cast<long long>(r.shape.K), "-", "-", "-", "-", "-", harness::to_string(b.status),
+                    static_cast<long long>(r.shape.K), "-", "-", "-", "-", "-", "-", "-", harness::to_string(b.status),
                     b.reason.c_str());
     os << buf;
   }

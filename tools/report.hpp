@@ -35,6 +35,7 @@ struct BenchRow {
   std::string step, arch;
   Shape shape;
   harness::BenchResult result;
+  std::string tune = {};  // the LADDER_TUNE-style setting this row ran under ("" = the cost model's choice)
 };
 
 std::string csv_header();

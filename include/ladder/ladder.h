@@ -69,6 +69,10 @@ enum ladder_epilogue_kind {
   LADDER_EPILOGUE_SWIGLU = 1   /* D = silu(gate) · up, gate/up from the two halves of B (see above) */
 };
 
+/* B is not written by the work queued before this GEMM on its stream (a model's weights): with programmatic
+ * dependent launch the kernel may load its first weight stages before the previous kernel has finished. */
+#define LADDER_FLAG_B_STATIC 1
+
 struct ladder_gemm_desc {
   uint32_t struct_size; /* sizeof(struct ladder_gemm_desc) */
   int64_t M, N, K;      /* N = rows of B (2·I with SWIGLU) */
@@ -88,7 +92,7 @@ struct ladder_gemm_desc {
   int32_t bias_dtype; /* F16, BF16 or F32 */
   int32_t activation; /* enum ladder_activation */
   int32_t epilogue;   /* enum ladder_epilogue_kind */
-  int32_t reserved0;  /* must be 0 */
+  int32_t flags;      /* LADDER_FLAG_* bits, 0 for none */
   const float* a_scale; /* reserved for fp8 (per-tensor scales): must be NULL */
   const float* b_scale; /* reserved for fp8: must be NULL */
   const char* step;     /* NULL or "best" (the default), or a step id */

@@ -89,6 +89,14 @@ struct TimingOptions {
   double target_ms = 400;   // total timed time per candidate (sets the repetition count)
   int min_reps = 20, max_reps = 1000;
 };
+// Streams `bytes` (a multiple of 16, 16-byte aligned) of device memory through the SMs once: the read floor.
+// `sink` is 16 bytes of device memory the kernel may write.
+void read_floor(const void* p, size_t bytes, void* sink, int sms, cudaStream_t stream);
+
+// Times fs[0], fs[1], … interleaved sample by sample with CUDA events, rotating over `sets` input sets
+// (call(set) runs on `stream`). Returns the stats of each.
+std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>& fs, int sets, cudaStream_t stream,
+                                    const TimingOptions& opt);
 // Times f and g interleaved (f, g, f, g, …) with CUDA events, one launch per event pair, rotating over
 // `sets` input sets (call(set) runs on `stream`). Returns {stats of f, stats of g}.
 std::pair<Stats, Stats> time_interleaved(const std::function<void(int)>& f, const std::function<void(int)>& g,

@@ -116,17 +116,23 @@ BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K,
   // Enough input sets that one rotation touches >= 2.5× L2, within a third of free memory.
   const DeviceInfo dev = current_device();
   const double set_bytes = 2.0 * static_cast<double>(M * K + N * K + M * N);
+  r.bytes = set_bytes;
   size_t free_b = 0, total_b = 0;
   cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   int sets = static_cast<int>(std::ceil(2.5 * static_cast<double>(dev.l2_bytes) / set_bytes));
   sets = std::clamp(sets, 2, 64);
-  sets = std::max(1, std::min(sets, static_cast<int>(free_b / 3 / set_bytes)));
+  sets = std::max(1, std::min(sets, static_cast<int>(free_b / 5 / set_bytes)));  // A, B, D, cuBLAS's D, floor
   r.input_sets = sets;
 
   std::vector<DeviceBuffer<__half>> A, B, D, Dc;
+  std::vector<DeviceBuffer<uint4>> F;  // the read floor's buffers: `bytes` each, rotated like the operands
+  const size_t floor_vecs = static_cast<size_t>(set_bytes) / 16;
   for (int i = 0; i < sets; ++i) {
     A.emplace_back(M * K), B.emplace_back(N * K), D.emplace_back(M * N), Dc.emplace_back(M * N);
+    F.emplace_back(floor_vecs);
+    cuda_check(cudaMemsetAsync(F.back().get(), 0x5A, floor_vecs * 16, s), "floor buffer");
   }
+  DeviceBuffer<uint4> sink(1);
   fill_random(A[0].get(), M * K, seed, s);
   fill_random(B[0].get(), N * K, seed ^ 0xB0B0B0B0ull, s);
   for (int i = 1; i < sets; ++i) {
@@ -152,7 +158,13 @@ BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K,
 
   auto run_step = [&](int i) { st->launch({A[i].get(), B[i].get(), D[i].get(), M, N, K, K, K, N}, s); };
   auto run_cublas = [&](int i) { cublas.gemm_f16(A[i].get(), B[i].get(), Dc[i].get(), M, N, K, s); };
-  std::tie(r.step_ms, r.cublas_ms) = time_interleaved(run_step, run_cublas, sets, s, opt);
+  auto run_floor = [&](int i) { read_floor(F[i].get(), floor_vecs * 16, sink.get(), dev.sms, s); };
+  const std::vector<Stats> t = time_interleaved({run_step, run_cublas, run_floor}, sets, s, opt);
+  r.step_ms = t[0], r.cublas_ms = t[1], r.floor_ms = t[2];
+  if (st->describe) r.kernel = st->describe({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N});
+  r.gbps = set_bytes / (r.step_ms.median_ms * 1e-3) / 1e9;
+  r.floor_gbps = static_cast<double>(floor_vecs * 16) / (r.floor_ms.median_ms * 1e-3) / 1e9;
+  r.pct_floor = r.floor_ms.median_ms / r.step_ms.median_ms;
 
   const double flop = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   r.tflops = flop / (r.step_ms.median_ms * 1e-3) / 1e12;

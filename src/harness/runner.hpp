@@ -31,6 +31,10 @@ struct BenchResult {
   double tflops = 0, cublas_tflops = 0, ratio = 0;  // ratio = step / cuBLAS throughput
   double rel_err = 0;
   int input_sets = 0;           // rotated to keep the working set >= 2× L2
+  std::string kernel;           // what the step launched (Step::describe), when it says
+  double bytes = 0;             // 2·(MK + NK + MN): each operand read once, D written once
+  Stats floor_ms;               // a streaming read of `bytes`, timed in the same run (harness::read_floor)
+  double gbps = 0, floor_gbps = 0, pct_floor = 0;  // bytes / time; pct_floor = floor time / step time
 };
 
 BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,

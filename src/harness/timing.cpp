@@ -30,48 +30,55 @@ struct Events {
 
 }  // namespace
 
-std::pair<Stats, Stats> time_interleaved(const std::function<void(int)>& f, const std::function<void(int)>& g,
-                                         int sets, cudaStream_t stream, const TimingOptions& opt) {
-  // Warm-up (module load, cuBLAS heuristics, clocks), and a first estimate of one pair's cost.
+std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>& fs, int sets, cudaStream_t stream,
+                                    const TimingOptions& opt) {
+  const size_t nf = fs.size();
+  // Warm-up (module load, cuBLAS heuristics, clocks), and a first estimate of one round's cost.
   Events probe(2);
   int set = 0, warm = 0;
   float elapsed = 0;
   cuda_check(cudaEventRecord(probe.ev[0], stream), "record");
   do {
-    for (int i = 0; i < 4; ++i, ++warm, set = (set + 1) % sets) {
-      f(set);
-      g(set);
-    }
+    for (int i = 0; i < 4; ++i, ++warm, set = (set + 1) % sets)
+      for (const auto& f : fs) f(set);
     cuda_check(cudaEventRecord(probe.ev[1], stream), "record");
     cuda_check(cudaEventSynchronize(probe.ev[1]), "sync");
     cuda_check(cudaEventElapsedTime(&elapsed, probe.ev[0], probe.ev[1]), "elapsed");
   } while (elapsed < opt.warmup_ms && warm < 4000);
-  const double per_pair = std::max(1e-3, static_cast<double>(elapsed) / warm);
-  // A sample is `inner` back-to-back launches (>= ~1 ms), so host launch overhead cannot open gaps
+  const double per_call = std::max(1e-3, static_cast<double>(elapsed) / warm / static_cast<double>(nf));
+  // A sample is `inner` back-to-back launches (>= ~0.5 ms), so host launch overhead cannot open gaps
   // inside short kernels' samples; long kernels are timed one launch per sample.
-  const int inner = std::clamp(static_cast<int>(std::ceil(1.0 / per_pair)), 1, 64);
-  const int reps = std::clamp(static_cast<int>(2 * opt.target_ms / (per_pair * inner)), opt.min_reps, opt.max_reps);
+  const int inner = std::clamp(static_cast<int>(std::ceil(0.5 / per_call)), 1, 64);
+  const int reps = std::clamp(static_cast<int>(opt.target_ms / (per_call * inner)), opt.min_reps, opt.max_reps);
 
-  // Timed: f-sample, g-sample, f-sample, … on the same rotated input sets.
-  Events ev(3 * static_cast<size_t>(reps));
+  // Timed: f0-sample, f1-sample, …, f0-sample, … on the same rotated input sets.
+  Events ev((nf + 1) * static_cast<size_t>(reps));
   for (int r = 0; r < reps; ++r) {
     const int first = set;
-    cuda_check(cudaEventRecord(ev.ev[3 * r], stream), "record");
-    for (int i = 0; i < inner; ++i) f((first + i) % sets);
-    cuda_check(cudaEventRecord(ev.ev[3 * r + 1], stream), "record");
-    for (int i = 0; i < inner; ++i) g((first + i) % sets);
-    cuda_check(cudaEventRecord(ev.ev[3 * r + 2], stream), "record");
+    for (size_t j = 0; j < nf; ++j) {
+      cuda_check(cudaEventRecord(ev.ev[(nf + 1) * r + j], stream), "record");
+      for (int i = 0; i < inner; ++i) fs[j]((first + i) % sets);
+    }
+    cuda_check(cudaEventRecord(ev.ev[(nf + 1) * r + nf], stream), "record");
     set = (first + inner) % sets;
   }
   cuda_check(cudaStreamSynchronize(stream), "timing sync");
-  std::vector<float> tf(reps), tg(reps);
-  for (int r = 0; r < reps; ++r) {
-    cuda_check(cudaEventElapsedTime(&tf[r], ev.ev[3 * r], ev.ev[3 * r + 1]), "elapsed");
-    cuda_check(cudaEventElapsedTime(&tg[r], ev.ev[3 * r + 1], ev.ev[3 * r + 2]), "elapsed");
-    tf[r] /= inner;
-    tg[r] /= inner;
+  std::vector<Stats> out;
+  for (size_t j = 0; j < nf; ++j) {
+    std::vector<float> t(reps);
+    for (int r = 0; r < reps; ++r) {
+      cuda_check(cudaEventElapsedTime(&t[r], ev.ev[(nf + 1) * r + j], ev.ev[(nf + 1) * r + j + 1]), "elapsed");
+      t[r] /= inner;
+    }
+    out.push_back(summarize(std::move(t)));
   }
-  return {summarize(tf), summarize(tg)};
+  return out;
+}
+
+std::pair<Stats, Stats> time_interleaved(const std::function<void(int)>& f, const std::function<void(int)>& g,
+                                         int sets, cudaStream_t stream, const TimingOptions& opt) {
+  const std::vector<Stats> s = time_interleaved({f, g}, sets, stream, opt);
+  return {s[0], s[1]};
 }
 
 }  // namespace ladder::harness

@@ -8,6 +8,7 @@
 // The workspace is stream-ordered memory from the library's own pool (detail::Workspace): kept mapped and
 // reused across calls, freed on the stream after the GEMM, never leaked.
 #include "harness/harness.hpp"
+#include "hopper/small_m.cuh"
 #include "step.hpp"
 
 extern const ladder::detail::Step step_h08, step_h10;
@@ -34,7 +35,11 @@ bool tma_rows(const detail::Problem& p) {
   return p.K % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0 && aligned16(p.A) && aligned16(p.B);
 }
 
+// Decode-sized M: the small-M family streams B from every SM (h12), launched back-to-back style (h13).
+bool small_m_fits(const detail::Problem& p) { return p.M <= 64 || !p.plain(); }
+
 void run_aligned(const detail::Problem& p, cudaStream_t stream) {
+  if (small_m_fits(p)) return small_m::launch(p, stream, /*pdl=*/true, "best");
   const bool tma_store = p.ldd % 8 == 0 && aligned16(p.D);
   (tma_store ? step_h10 : step_h08).launch(p, stream);
 }
@@ -49,12 +54,22 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   pad_rows_kernel<<<1024, 256, 0, stream>>>(p.A, p.lda, p.M, p.K, pa, Kp);
   pad_rows_kernel<<<1024, 256, 0, stream>>>(p.B, p.ldb, p.N, p.K, pb, Kp);
   detail::check_launch("best (padding)");
-  run_aligned({pa, pb, p.D, p.M, p.N, Kp, Kp, Kp, p.ldd}, stream);
+  detail::Problem padded = p;  // dtype and epilogue carry over; the zeros add nothing to D
+  padded.A = pa, padded.B = pb, padded.K = Kp, padded.lda = Kp, padded.ldb = Kp;
+  run_aligned(padded, stream);
 }
 
 std::string check(const detail::Problem& p) {
   if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX - 8) return "M, N and K must fit in 32 bits (TMA coordinates)";
+  if (!p.plain() && p.M > 64) return "bf16, an fp32 D and the epilogue take M <= 64 for now (the small-M kernel)";
+  if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
   return {};
+}
+
+std::string describe(const detail::Problem& p) {
+  if (small_m_fits(p)) return "best -> " + small_m::describe(p, /*pdl=*/true);
+  const bool tma_store = p.ldd % 8 == 0 && aligned16(p.D);
+  return std::string("best -> ") + (tma_store ? "h10" : "h08");
 }
 
 }  // namespace
@@ -65,4 +80,4 @@ extern const ladder::detail::Step step_best = {
     "picks per shape: h10, or h08 when D cannot be TMA-stored; K % 8 != 0 or unaligned rows go through a "
     "zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; 2-byte aligned pointers", ladder::hopper::check,
-    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2};
+    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};

@@ -1,7 +1,11 @@
 // wgmma vocabulary (sm_90a): CCCL's cuda::ptx has no wgmma wrappers, so these are ours.
 // One PTX instruction per function. PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply".
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
+#include <type_traits>
 
 #include "device/descriptors.hpp"
 #include "device/sm90/wgmma_ops.cuh"
@@ -31,14 +35,26 @@ __device__ __forceinline__ void fence_operand(float (&acc)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(acc[i])::"memory");
 }
 
-// m64nNk16 by N (the shapes tools/gen_wgmma.py generates).
-template <int N>
+// m64nNk16 by N and operand type T (__half or __nv_bfloat16; the shapes tools/gen_wgmma.py generates).
+template <int N, class T = __half>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
-  if constexpr (N == 64) wgmma_m64n64k16(d, desc_a, desc_b, scale_d);
-  else if constexpr (N == 128) wgmma_m64n128k16(d, desc_a, desc_b, scale_d);
-  else if constexpr (N == 192) wgmma_m64n192k16(d, desc_a, desc_b, scale_d);
-  else if constexpr (N == 256) wgmma_m64n256k16(d, desc_a, desc_b, scale_d);
-  else static_assert(N == 64, "no wgmma wrapper generated for this N");
+  constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  static_assert(bf16 || std::is_same_v<T, __half>, "wgmma operands here are fp16 or bf16");
+#define LADDER_WGMMA_CASE(n)                                              \
+  if constexpr (N == n) {                                                 \
+    if constexpr (bf16) wgmma_m64n##n##k16_bf16(d, desc_a, desc_b, scale_d); \
+    else wgmma_m64n##n##k16(d, desc_a, desc_b, scale_d);                  \
+  }
+  LADDER_WGMMA_CASE(8)
+  LADDER_WGMMA_CASE(16)
+  LADDER_WGMMA_CASE(32)
+  LADDER_WGMMA_CASE(64)
+  LADDER_WGMMA_CASE(128)
+  LADDER_WGMMA_CASE(192)
+  LADDER_WGMMA_CASE(256)
+#undef LADDER_WGMMA_CASE
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
+                "no wgmma wrapper generated for this N");
 }
 
 // setmaxnreg (PTX ISA 9.7.19.5): hand registers between warpgroups of a warp-specialized CTA. Every warp

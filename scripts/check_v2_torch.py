@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""GPU check of the descriptor entry point (ladder_gemm_v2) against torch, through ctypes only.
+
+Every case: fresh random operands, D poisoned with NaN, one run of ladder, the fp32 torch reference of the same
+epilogue on the same (rounded) inputs, normwise and elementwise bounds, and a second run that must give the same
+bits. Covers fp16 and bf16, fp32 output, alpha/beta, bias (fp16/bf16/fp32), ReLU/GELU(tanh, erf)/SiLU,
+residuals, SwiGLU, strided rows and the steps that take them. Writes a CSV (one row per case) when --csv is given.
+
+    LADDER_LIBRARY=build/release/libladder.so python3 scripts/check_v2_torch.py --csv out.csv
+Exit status 1 if any case fails.
+"""
+import argparse
+import ctypes
+import math
+import os
+import sys
+
+import torch
+
+LIB = ctypes.CDLL(os.environ.get("LADDER_LIBRARY", "build/release/libladder.so"))
+
+F16, BF16, F32 = 0, 1, 2
+ACT = {"none": 0, "relu": 1, "gelu_tanh": 2, "gelu_erf": 3, "silu": 4}
+TORCH_DTYPE = {F16: torch.float16, BF16: torch.bfloat16, F32: torch.float32}
+DTYPE_CODE = {torch.float16: F16, torch.bfloat16: BF16, torch.float32: F32}
+
+
+class Desc(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("M", ctypes.c_int64), ("N", ctypes.c_int64), ("K", ctypes.c_int64),
+                ("A", ctypes.c_void_p), ("lda", ctypes.c_int64), ("B", ctypes.c_void_p), ("ldb", ctypes.c_int64),
+                ("D", ctypes.c_void_p), ("ldd", ctypes.c_int64), ("ab_dtype", ctypes.c_int32),
+                ("d_dtype", ctypes.c_int32), ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
+                ("C", ctypes.c_void_p), ("ldc", ctypes.c_int64), ("bias", ctypes.c_void_p),
+                ("bias_dtype", ctypes.c_int32), ("activation", ctypes.c_int32), ("epilogue", ctypes.c_int32),
+                ("flags", ctypes.c_int32), ("a_scale", ctypes.c_void_p), ("b_scale", ctypes.c_void_p),
+                ("step", ctypes.c_char_p)]
+
+
+LIB.ladder_gemm_desc_init.argtypes = [ctypes.POINTER(Desc)]
+LIB.ladder_gemm_v2.argtypes = [ctypes.POINTER(Desc), ctypes.c_void_p]
+LIB.ladder_gemm_v2.restype = ctypes.c_int
+LIB.ladder_gemm_plan.argtypes = [ctypes.POINTER(Desc)]
+LIB.ladder_gemm_plan.restype = ctypes.c_char_p
+LIB.ladder_last_error.restype = ctypes.c_char_p
+
+
+def reference(a, b, act, bias, alpha, beta, c, swiglu):
+    acc = a.float() @ b.float().T
+    y = alpha * acc
+    if bias is not None:
+        y = y + bias.float()
+    if swiglu:
+        i = y.shape[1] // 2
+        y = torch.nn.functional.silu(y[:, :i]) * y[:, i:]
+    elif act == "relu":
+        y = torch.relu(y)
+    elif act == "gelu_tanh":
+        y = torch.nn.functional.gelu(y, approximate="tanh")
+    elif act == "gelu_erf":
+        y = torch.nn.functional.gelu(y)
+    elif act == "silu":
+        y = torch.nn.functional.silu(y)
+    if beta != 0:
+        y = y + beta * c.float()
+    return y
+
+
+def run_case(step, m, n, k, ab, d_dtype, act="none", bias_dtype=None, alpha=1.0, beta=0.0, swiglu=False,
+             flags=0, stride_pad=0, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    tdt = TORCH_DTYPE[ab]
+    a_full = (torch.rand(m, k + stride_pad, device="cuda", generator=g) * 2 - 1).to(tdt)
+    b_full = (torch.rand(n, k + stride_pad, device="cuda", generator=g) * 2 - 1).to(tdt)
+    a, b = a_full[:, :k], b_full[:, :k]
+    cols = n // 2 if swiglu else n
+    dt = TORCH_DTYPE[d_dtype]
+    bias = None
+    if bias_dtype is not None:
+        bias = (torch.rand(n, device="cuda", generator=g) * 2 - 1).to(TORCH_DTYPE[bias_dtype])
+    c = (torch.rand(m, cols, device="cuda", generator=g) * 2 - 1).to(dt) if beta != 0 else None
+    ref = reference(a, b, act, bias, alpha, beta, c, swiglu)
+
+    d = torch.full((m, cols), float("nan"), device="cuda", dtype=dt)
+    desc = Desc()
+    LIB.ladder_gemm_desc_init(ctypes.byref(desc))
+    desc.M, desc.N, desc.K = m, n, k
+    desc.A, desc.lda = a.data_ptr(), a_full.stride(0)
+    desc.B, desc.ldb = b.data_ptr(), b_full.stride(0)
+    desc.D, desc.ldd = d.data_ptr(), cols
+    desc.ab_dtype, desc.d_dtype = ab, d_dtype
+    desc.alpha, desc.beta = alpha, beta
+    if c is not None:
+        desc.C, desc.ldc = c.data_ptr(), cols
+    if bias is not None:
+        desc.bias, desc.bias_dtype = bias.data_ptr(), bias_dtype
+    desc.activation = ACT[act]
+    desc.epilogue = 1 if swiglu else 0
+    desc.flags = flags
+    desc.step = step.encode()
+    stream = torch.cuda.current_stream().cuda_stream
+    plan = LIB.ladder_gemm_plan(ctypes.byref(desc))
+    code = LIB.ladder_gemm_v2(ctypes.byref(desc), ctypes.c_void_p(stream))
+    if code != 0:
+        return False, f"error {code}: {LIB.ladder_last_error().decode()}", ""
+    torch.cuda.synchronize()
+    first = d.clone()
+    d.fill_(float("nan"))
+    LIB.ladder_gemm_v2(ctypes.byref(desc), ctypes.c_void_p(stream))
+    torch.cuda.synchronize()
+    same = torch.equal(first.view(torch.int16) if dt != torch.float32 else first.view(torch.int32),
+                       d.view(torch.int16) if dt != torch.float32 else d.view(torch.int32))
+    got = first.float()
+    nonfinite = int((~torch.isfinite(got)).sum())
+    err = (got - ref)
+    rel = float(err.norm() / ref.norm().clamp_min(1e-30))
+    u = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8, torch.float32: 2.0 ** -24}[dt]
+    # elementwise: one rounding of the result (2u, for the epilogue's own fp32 steps too) + fp32 accumulation
+    tol = 2 * u * ref.abs() + 1e-4 * math.sqrt(k) * (1 + abs(beta))
+    over = int((err.abs() > tol).sum())
+    ok = nonfinite == 0 and over == 0 and same and rel <= 4 * u + 1e-5 * math.sqrt(k)
+    detail = f"rel {rel:.2e} over {over} nonfinite {nonfinite} identical {same}"
+    return ok, detail, plan.decode() if plan else ""
+
+
+def cases():
+    out = []
+    shapes = [(1, 4096, 4096), (7, 1000, 520), (16, 2048, 1024), (33, 777, 4096), (64, 4096, 1536),
+              (5, 130, 72), (2, 14336, 4096)]
+    for ab in (F16, BF16):
+        for (m, n, k) in shapes:
+            out.append(dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab))
+        m, n, k = 16, 1536, 2048
+        out += [
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=F32),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="relu", bias_dtype=ab),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_tanh", bias_dtype=F32),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_erf"),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="silu", bias_dtype=F16),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, alpha=0.5, beta=1.0),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_tanh", bias_dtype=BF16, beta=1.0),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=F32, act="silu", bias_dtype=F32, alpha=2.0, beta=-0.5),
+            dict(step="best", m=m, n=2 * 1408, k=k, ab=ab, d_dtype=ab, swiglu=True),
+            dict(step="best", m=3, n=2 * 14336, k=4096, ab=ab, d_dtype=ab, swiglu=True),
+            dict(step="best", m=m, n=2 * 700, k=k, ab=ab, d_dtype=ab, swiglu=True, bias_dtype=F32, beta=1.0),
+            dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, stride_pad=8),
+            dict(step="best", m=m, n=n, k=1001, ab=ab, d_dtype=ab, act="relu"),  # K % 8 != 0: padded
+            dict(step="h12", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="silu", beta=1.0),
+            dict(step="h13", m=m, n=n, k=k, ab=ab, d_dtype=ab, flags=1),
+            dict(step="h13", m=1, n=4096, k=4096, ab=ab, d_dtype=ab, flags=0),
+        ]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    rows, failed = [], 0
+    for i, c in enumerate(cases()):
+        ok, detail, plan = run_case(seed=i, **c)
+        failed += not ok
+        name = " ".join(f"{k}={v}" for k, v in c.items())
+        print(f"{'pass' if ok else 'FAIL'}  {name}  {detail}  [{plan}]")
+        rows.append((name, "pass" if ok else "fail", detail, plan))
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("case,status,detail,plan\n")
+            for r in rows:
+                f.write(",".join('"' + x.replace('"', '""') + '"' for x in r) + "\n")
+    print(f"\n{len(rows) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One call on the H200 for the small-M family (h12/h13) and best: GPU tests, check sweeps, the v2/torch check,
+# the decode/few-tile benchmarks with the same-run read floor, a split sweep, sanitizers. Binaries come prebuilt
+# (carried build/release). Logs and CSVs go to $OUT (tarred: at most 8 files come back).
+set -uo pipefail
+B=${LADDER_BUILD:-build/release}
+OUT=${OUT:-/tmp/ladder-out}
+L=$OUT/logs; mkdir -p "$L"
+export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1
+T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
+uname -r >> "$L/gpu.txt"; (compute-sanitizer --version | tail -1; ncu --version | tail -1) >> "$L/gpu.txt" 2>&1
+SECTIONS=${SECTIONS:-"tests check v2 bench sweep sanitize"}
+for s in $SECTIONS; do
+  echo "== $s $(date -u +%T)"
+  case $s in
+    tests) T 300 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -20 ;;
+    check)
+      T 300 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -2 "$L/check-smallm.log"
+      T 200 "$B/ladder" check --steps h12,best --suite decode --seeds 2 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
+      T 200 "$B/ladder" check --steps hopper --suite check --seeds 1 > "$L/check-ladder.log" 2>&1; tail -1 "$L/check-ladder.log"
+      T 200 "$B/ladder" check --steps best,h10 --suite standard --seeds 1 > "$L/check-standard.log" 2>&1; tail -1 "$L/check-standard.log" ;;
+    v2) T 200 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log"; grep FAIL "$L/v2.log" | head ;;
+    bench)
+      O="--target-ms ${TMS:-120} --warmup-ms 30"
+      T 400 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/decode-best.csv" > "$L/decode-best.log" 2>&1
+      T 200 "$B/ladder" bench --steps h10,h12 --m 32,64,128,256,512 --n 4096,14336,1024 --k 4096 $O --csv "$OUT/crossover.csv" > "$L/crossover.log" 2>&1
+      T 200 "$B/ladder" bench --steps best,h10 --suite fewtile $O --csv "$OUT/fewtile.csv" > "$L/fewtile.log" 2>&1
+      T 300 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/standard.csv" > "$L/standard.log" 2>&1
+      tail -12 "$L/fewtile.log" ;;
+    sweep)
+      O="--target-ms ${TMS:-100} --warmup-ms 20"
+      T 400 "$B/ladder" bench --steps h12,h13 --m 1,16,64 --n 4096,1024,14336,8192 --k 4096,8192 $O \
+        --tune "split=1;split=2;split=4;split=8;split=16;" --csv "$OUT/split-sweep.csv" > "$L/split-sweep.log" 2>&1 ;;
+    sanitize)
+      for tool in memcheck racecheck synccheck; do
+        T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \
+          --shapes 1x4096x512,7x1000x520,33x777x1024,130x300x256,64x256x4104 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+  esac
+done
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+ls -la "$OUT"

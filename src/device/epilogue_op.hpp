@@ -1,0 +1,89 @@
+// What the fused epilogue computes, element by element, in fp32 registers before the one store of D
+// (include/ladder/ladder.h, ladder_gemm_desc):
+//   y = act(alpha·acc + bias[n]);  D[m, n] = y + beta·C[m, n]
+//   SwiGLU: D[m, j] = silu(alpha·acc[m, j] + bias[j]) · (alpha·acc[m, I + j] + bias[I + j]) + beta·C[m, j]
+// Host and device (LADDER_HD): the CPU tests check the activations against std:: formulas.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "device/descriptors.hpp"  // LADDER_HD
+
+namespace ladder {
+
+enum class DType : int32_t { f16 = 0, bf16 = 1, f32 = 2 };  // = enum ladder_dtype
+enum class Activation : int32_t { none = 0, relu = 1, gelu_tanh = 2, gelu_erf = 3, silu = 4 };  // = ladder_activation
+
+inline constexpr int dtype_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+
+struct EpilogueParams {
+  float alpha = 1.0f, beta = 0.0f;
+  const void* C = nullptr;  // D's dtype; read only when beta != 0
+  int64_t ldc = 0;
+  const void* bias = nullptr;  // one value per column of the product (N; 2·I with SwiGLU)
+  DType bias_dtype = DType::f16;
+  Activation act = Activation::none;
+  bool swiglu = false;
+
+  LADDER_HD constexpr bool plain() const {
+    return alpha == 1.0f && beta == 0.0f && bias == nullptr && act == Activation::none && !swiglu;
+  }
+};
+
+LADDER_HD inline float silu(float x) { return x / (1.0f + expf(-x)); }
+
+LADDER_HD inline float activate(Activation a, float x) {
+  switch (a) {
+    case Activation::none: return x;
+    case Activation::relu: return x > 0.0f ? x : 0.0f;
+    case Activation::gelu_tanh: {
+      constexpr float kSqrt2OverPi = 0.7978845608028654f;
+      return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+    }
+    case Activation::gelu_erf: return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+    case Activation::silu: return silu(x);
+  }
+  return x;
+}
+
+// One element of a matrix or vector of dtype t.
+LADDER_HD inline float load_as_float(const void* p, DType t, int64_t i) {
+  switch (t) {
+    case DType::f16: return __half2float(static_cast<const __half*>(p)[i]);
+    case DType::bf16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
+    case DType::f32: return static_cast<const float*>(p)[i];
+  }
+  return 0.0f;
+}
+
+// alpha·acc + bias, activated: everything before the residual. `n` is the product's column.
+LADDER_HD inline float pre_residual(const EpilogueParams& ep, float acc, int64_t n) {
+  float y = ep.alpha * acc;
+  if (ep.bias) y += load_as_float(ep.bias, ep.bias_dtype, n);
+  return activate(ep.act, y);
+}
+
+// The whole epilogue for one output element (m, n) of a non-SwiGLU product; C has D's dtype `d`.
+LADDER_HD inline float epilogue(const EpilogueParams& ep, DType d, float acc, int64_t m, int64_t n) {
+  float y = pre_residual(ep, acc, n);
+  if (ep.beta != 0.0f) y += ep.beta * load_as_float(ep.C, d, m * ep.ldc + n);
+  return y;
+}
+
+// SwiGLU output element (m, j) from the gate and up accumulators; `half` = I (the up rows' offset in B).
+LADDER_HD inline float epilogue_swiglu(const EpilogueParams& ep, DType d, float gate, float up, int64_t m, int64_t j,
+                                       int64_t half) {
+  float g = ep.alpha * gate, u = ep.alpha * up;
+  if (ep.bias) {
+    g += load_as_float(ep.bias, ep.bias_dtype, j);
+    u += load_as_float(ep.bias, ep.bias_dtype, half + j);
+  }
+  float y = silu(g) * u;
+  if (ep.beta != 0.0f) y += ep.beta * load_as_float(ep.C, d, m * ep.ldc + j);
+  return y;
+}
+
+}  // namespace ladder

@@ -1,0 +1,82 @@
+#include "tuning.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "ladder/ladder.hpp"
+
+namespace ladder::detail {
+namespace {
+
+[[noreturn]] void bad(std::string_view spec, const std::string& why) {
+  throw Error(LADDER_ERROR_INVALID_ARGUMENT, "bad tuning setting '" + std::string(spec) + "': " + why +
+                                                 " (keys: kernel=<name>, split=<1..16>, fixup=<K-tiles >= 0>, trace=0|1)");
+}
+
+int parse_int(std::string_view spec, std::string_view v, int lo, int hi) {
+  const std::string s(v);
+  char* end = nullptr;
+  const long x = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || x < lo || x > hi)
+    bad(spec, "'" + s + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int>(x);
+}
+
+std::mutex mu;
+Tuning current;
+bool loaded = false;
+
+}  // namespace
+
+Tuning parse_tuning(std::string_view spec) {
+  Tuning t;
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) bad(spec, "'" + std::string(item) + "' has no '='");
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "kernel") {
+      if (value.empty()) bad(spec, "empty kernel name");
+      t.kernel = std::string(value);
+    } else if (key == "split") {
+      t.split = parse_int(spec, value, 1, 16);
+    } else if (key == "fixup") {
+      t.fixup = parse_int(spec, value, 0, 1 << 20);
+    } else if (key == "trace") {
+      t.trace = parse_int(spec, value, 0, 1) == 1;
+    } else {
+      bad(spec, "unknown key '" + std::string(key) + "'");
+    }
+  }
+  return t;
+}
+
+const Tuning& tuning() {
+  std::lock_guard lock(mu);
+  if (!loaded) {
+    const char* spec = std::getenv("LADDER_TUNE");
+    Tuning t = spec ? parse_tuning(spec) : Tuning{};  // throws: the first GEMM call reports the bad setting
+    if (const char* tr = std::getenv("LADDER_TRACE"); tr && *tr) {
+      if (std::string_view(tr) != "0" && std::string_view(tr) != "1")
+        throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TRACE must be 0 or 1 (got '" + std::string(tr) + "')");
+      t.trace = t.trace || *tr == '1';
+    }
+    current = t;
+    loaded = true;
+  }
+  return current;
+}
+
+void set_tuning(const Tuning& t) {
+  std::lock_guard lock(mu);
+  current = t;
+  loaded = true;
+}
+
+}  // namespace ladder::detail

@@ -1,0 +1,28 @@
+// Tuning knobs: every environment setting the library reads, read once, in one place. They exist for tuning
+// and diagnosis (`ladder bench --tune`, sanitizer runs), never for correctness; the default is "auto".
+//
+//   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list)
+//   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
+//
+// An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace ladder::detail {
+
+struct Tuning {
+  std::string kernel;  // "" = chosen by the cost model; else a family name best knows (plan.kernel)
+  int split = 0;       // 0 = auto; else the small-M kernel's K split (CTAs per cluster)
+  int fixup = -1;      // stream-K fix-up cost in K-tiles; -1 = the measured default
+  bool trace = false;
+};
+
+// The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
+const Tuning& tuning();
+// Parses "key=value,key=value" (keys: kernel, split, fixup, trace); throws ladder::Error on a bad spec.
+Tuning parse_tuning(std::string_view spec);
+// Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
+void set_tuning(const Tuning& t);
+
+}  // namespace ladder::detail
