@@ -32,6 +32,17 @@ for s in $SECTIONS; do
       O="--target-ms ${TMS:-100} --warmup-ms 20"
       T 400 "$B/ladder" bench --steps h12,h13 --m 1,16,64 --n 4096,1024,14336,8192 --k 4096,8192 $O \
         --tune "split=1;split=2;split=4;split=8;split=16;" --csv "$OUT/split-sweep.csv" > "$L/split-sweep.log" 2>&1 ;;
+    sweep2)
+      O="--target-ms ${TMS:-100} --warmup-ms 20"
+      T 400 "$B/ladder" bench --steps h12 --m 1,16,64 --n 4096,1024,14336,8192 --k 4096,8192 $O \
+        --tune ";cps=2;cps=1,split=1;cps=1,split=2;cps=1,split=4;cps=1,split=8;cps=2,split=2;cps=2,split=4;cps=2,split=8" \
+        --csv "$OUT/split-sweep2.csv" > "$L/split-sweep2.log" 2>&1 ;;
+    crossover)
+      O="--target-ms ${TMS:-100} --warmup-ms 20"
+      T 300 "$B/ladder" bench --steps h12,h10 --m 96,128,256,512 --n 4096,14336,1024,8192 --k 4096,8192 $O \
+        --csv "$OUT/crossover2.csv" > "$L/crossover2.log" 2>&1
+      T 200 "$B/ladder" bench --steps h12,best --suite fewtile $O --tune ";split=1;split=2;split=4" --csv "$OUT/fewtile2.csv" > "$L/fewtile2.log" 2>&1
+      tail -25 "$L/fewtile2.log" ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \

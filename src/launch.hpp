@@ -14,9 +14,10 @@
 
 namespace ladder::detail {
 
-// CTAs of `kernel` that fit on the current device at once (occupancy × SMs), cached per (kernel, device).
-// Call after allow_dynamic_smem.
-int resident_ctas(const void* kernel, int threads, size_t smem);
+// Clusters of `cluster` CTAs of `kernel` (with `threads` threads and `smem` bytes of dynamic SMEM each) that fit on
+// the current device at once; cached per (kernel, device, threads, smem, cluster). Call after allow_dynamic_smem
+// (and allow_nonportable_cluster for clusters of more than 8).
+int max_active_clusters(const void* kernel, int threads, size_t smem, int cluster);
 // Allows clusters of more than 8 CTAs (up to 16 on Hopper), once per (kernel, device).
 void allow_nonportable_cluster(const void* kernel, std::string_view step_id);
 

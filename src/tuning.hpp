@@ -1,7 +1,8 @@
 // Tuning knobs: every environment setting the library reads, read once, in one place. They exist for tuning
 // and diagnosis (`ladder bench --tune`, sanitizer runs), never for correctness; the default is "auto".
 //
-//   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list)
+//   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
+//                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
@@ -15,12 +16,14 @@ struct Tuning {
   std::string kernel;  // "" = chosen by the cost model; else a family name best knows (plan.kernel)
   int split = 0;       // 0 = auto; else the small-M kernel's K split (CTAs per cluster)
   int fixup = -1;      // stream-K fix-up cost in K-tiles; -1 = the measured default
+  int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
+  int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   bool trace = false;
 };
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);

@@ -14,6 +14,7 @@
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
 #include "step.hpp"
+#include "tuning.hpp"
 
 using namespace ladder;
 
@@ -169,11 +170,14 @@ TEST(StreamK, SplitTilesMatchReferences) {
   for (const char* step : {"h10", "best"})
     for (const auto& [M, N, K] :
          std::vector<std::array<int64_t, 3>>{{8192, 8192, 8192}, {1536, 1536, 16384}, {1504, 1544, 16000}}) {
-      setenv("LADDER_TRACE", "1", 1);
+      const detail::Tuning saved = detail::tuning();
+      detail::Tuning traced = saved;
+      traced.trace = true;
+      detail::set_tuning(traced);
       ::testing::internal::CaptureStderr();
       const harness::CheckResult r = harness::check_step(step, M, N, K, 11);
       const std::string trace = ::testing::internal::GetCapturedStderr();
-      unsetenv("LADDER_TRACE");
+      detail::set_tuning(saved);
       EXPECT_EQ(r.status, harness::Status::pass) << step << " " << M << "x" << N << "x" << K << ": " << r.reason;
       EXPECT_TRUE(r.deterministic);
       if (dev.sms == 132) {

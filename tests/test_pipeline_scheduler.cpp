@@ -49,6 +49,28 @@ TEST(PipelineState, AdvanceByNEqualsNSteps) {
   }
 }
 
+// The run-time-depth ring (small-M family) walks exactly like the compile-time one, for every depth.
+template <int S>
+void expect_ring_matches_pipeline() {
+  PipelineState<S> a;
+  RingState b{S};
+  for (int step = 0; step < 100; ++step) {
+    const int n = step % 7 == 0 ? step % 11 : 1;  // mixed single steps and skips
+    if (n == 1) a.advance(), b.advance();
+    else a.advance(n), b.advance(n);
+    ASSERT_EQ(a.stage, b.stage) << S << " " << step;
+    ASSERT_EQ(a.phase, b.phase) << S << " " << step;
+    ASSERT_EQ(a.producer_phase(), b.producer_phase()) << S << " " << step;
+  }
+}
+TEST(RingState, MatchesPipelineStateForEveryDepth) {
+  expect_ring_matches_pipeline<1>();
+  expect_ring_matches_pipeline<2>();
+  expect_ring_matches_pipeline<5>();
+  expect_ring_matches_pipeline<12>();
+  expect_ring_matches_pipeline<24>();
+}
+
 TEST(TileScheduler, CoversEveryTileExactlyOnce) {
   for (int tm : {1, 3, 8, 9, 17, 32})
     for (int tn : {1, 2, 7, 16})

@@ -31,3 +31,28 @@ struct PipelineState {
 };
 
 }  // namespace ladder
+
+namespace ladder {
+
+// The same with the ring depth chosen at run time (the SMEM a launch can spare / the stage size): kernels whose
+// ring fills whatever SMEM is left, such as the small-M family.
+struct RingState {
+  uint32_t stages = 1;
+  uint32_t stage = 0;
+  uint32_t phase = 0;
+
+  LADDER_HD constexpr void advance() {
+    if (++stage == stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+  LADDER_HD constexpr void advance(int n) {
+    const uint32_t next = stage + static_cast<uint32_t>(n);
+    phase ^= (next / stages) & 1u;
+    stage = next % stages;
+  }
+  LADDER_HD constexpr uint32_t producer_phase() const { return phase ^ 1; }
+};
+
+}  // namespace ladder
