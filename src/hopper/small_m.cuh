@@ -44,26 +44,22 @@ namespace {
 namespace cg = cooperative_groups;
 
 // T: __half or __nv_bfloat16. CONSUMERS: warpgroups of 64 weight rows each. N_TOK: tokens per tile (wgmma's N).
-template <class T, int CONSUMERS_, int N_TOK_>
+// NACC: independent accumulator sets the k16 slices alternate between (two dependency chains instead of one).
+template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1>
 struct Config {
   using Elem = T;
-  static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_;
+  static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_;
   static constexpr int W_ROWS = CONSUMERS * WGMMA_M;  // weight rows per CTA: wgmma's M side
   static constexpr int HALF_ROWS = W_ROWS / 2;        // B arrives in two boxes (SwiGLU: gate rows, up rows)
   static constexpr int kThreads = CONSUMERS * kWarpgroupThreads + 32;  // + one producer warp
   static constexpr uint32_t kWBytes = W_ROWS * BLK_K * sizeof(T), kXBytes = N_TOK * BLK_K * sizeof(T);
-  static constexpr uint32_t kStageBytes = kWBytes + kXBytes;  // per K-tile; a stage holds `kps` K-tiles
+  static constexpr uint32_t kStageBytes = kWBytes + kXBytes;
   static constexpr int kPartialStride = W_ROWS + 4;  // floats per token row of a partial tile: +4 spreads banks
   static constexpr uint32_t kPartialBytes = N_TOK * kPartialStride * sizeof(float);
-  // Dynamic SMEM of a launch with `stages` stages of `kps` K-tiles: [W ring | X ring | full_bar | empty_bar],
-  // 1024-B aligned rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS)
-  // token-major.
-  static constexpr size_t smem_bytes(int stages, int kps) {
-    return static_cast<size_t>(stages) * (kps * kStageBytes + 16) + 1024;
-  }
-  static constexpr int min_stages(int kps) {
-    return std::max<int>(2, (kPartialBytes + kps * kStageBytes - 1) / (kps * kStageBytes));
-  }
+  // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar], 1024-B aligned
+  // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major.
+  static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
+  static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
 struct Args {
@@ -71,7 +67,6 @@ struct Args {
   int out_cols;  // D's columns: N, or I with SwiGLU
   int half;      // SwiGLU: I (B's first up row); 0 otherwise
   int stages;    // ring depth
-  int kps;       // K-tiles per stage: consecutive 128-B pieces of each weight row, fetched together
   void* D;
   int64_t ldd;
   DType d;
@@ -104,10 +99,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, S = Cfg::kPartialStride;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = &align_smem<uint8_t>(smem_raw);
-  const int stages = args.stages, kps = args.kps;
-  T* const W = reinterpret_cast<T*>(smem);  // stages × kps × (W_ROWS, BLK_K)
-  T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * kps * Cfg::kWBytes);  // … × (N_TOK, BLK_K)
-  uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * kps * Cfg::kStageBytes);
+  const int stages = args.stages;
+  T* const W = reinterpret_cast<T*>(smem);                                   // stages × (W_ROWS, BLK_K)
+  T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * Cfg::kWBytes);  // stages × (N_TOK, BLK_K)
+  uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes);
   uint64_t* const empty_bar = full_bar + stages;
   const cg::cluster_group cluster = cg::this_cluster();
   const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
@@ -132,66 +127,54 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
     if (threadIdx.x % 32 == 0) {
-      // Stage st holds K-tiles [kt, kt + n): n = kps, or what is left of this CTA's range.
-      auto load_w = [&](int kt, int n, int st) {
-        for (int j = 0; j < n; ++j) {
-          T* w = W + (static_cast<size_t>(st) * kps + j) * W_ROWS * BLK_K;
-          tma_load_2d(w, &tmap_w, (kt + j) * BLK_K, w_row0, &full_bar[st]);
-          tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, (kt + j) * BLK_K, w_row1, &full_bar[st]);
-        }
+      auto load_w = [&](int kt, int st) {
+        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+        tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
       };
-      auto load_x = [&](int kt, int n, int st) {
-        for (int j = 0; j < n; ++j)
-          tma_load_2d(X + (static_cast<size_t>(st) * kps + j) * N_TOK * BLK_K, &tmap_x, (kt + j) * BLK_K, token0,
-                      &full_bar[st]);
+      auto load_x = [&](int kt, int st) {
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
       };
       RingState load{static_cast<uint32_t>(stages)};
       int kt = kb;
       if (args.b_prefetch) {
         // The caller promised that B is not written by the work before us: fill the ring's weights while the
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
-        int pre = 0, k = kb;
-        for (; pre < stages && k < ke; ++pre, k += kps) {
-          const int n = std::min(kps, ke - k);
-          mbarrier_arrive_expect_tx(&full_bar[pre], n * Cfg::kStageBytes);
-          load_w(k, n, pre);
+        const int pre = std::min(stages, ke - kb);
+        for (int j = 0; j < pre; ++j) {
+          mbarrier_arrive_expect_tx(&full_bar[j], Cfg::kStageBytes);
+          load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
-        for (int j = 0; j < pre; ++j) load_x(kb + j * kps, std::min(kps, ke - kb - j * kps), j);
+        for (int j = 0; j < pre; ++j) load_x(kb + j, j);
         load.advance(pre);
-        kt = k;
+        kt += pre;
       } else {
         cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
       }
-      for (; kt < ke; kt += kps) {
-        const int n = std::min(kps, ke - kt);
+      for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], n * Cfg::kStageBytes);
-        load_w(kt, n, static_cast<int>(load.stage));
-        load_x(kt, n, static_cast<int>(load.stage));
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
+        load_w(kt, static_cast<int>(load.stage));
+        load_x(kt, static_cast<int>(load.stage));
         load.advance();
       }
     }
   } else {  // consumer warpgroup `wg`: weight rows [64·wg, +64) of the tile
-    // Zeroed, and every wgmma accumulates: a CTA whose K range is empty (K < split·64) contributes 0.
-    float acc[N_TOK / 2];
-#pragma unroll
-    for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
+    // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
+    constexpr int NACC = Cfg::NACC;
+    float accs[NACC][N_TOK / 2];
     RingState read{static_cast<uint32_t>(stages)};
     uint32_t prev_stage = 0;
-    for (int i = kb; i < ke; i += kps) {
+    for (int i = kb; i < ke; ++i) {
       mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
       sm90::wgmma_fence();
-      const int n = std::min(kps, ke - i);
-      for (int j = 0; j < n; ++j) {
-        const size_t block = static_cast<size_t>(read.stage) * kps + j;
-        const uint32_t w = sm90::smem_addr(W + (block * W_ROWS + wg * WGMMA_M) * BLK_K);
-        const uint32_t x = sm90::smem_addr(X + block * N_TOK * BLK_K);
+      const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
+      const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
 #pragma unroll
-        for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-          sm90::wgmma_m64k16<N_TOK, T>(acc, sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
-                                       sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), 1);
-      }
+      for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
+                                     sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
       if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
@@ -199,7 +182,16 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       read.advance();
     }
     sm90::wgmma_wait_group<0>();
-    sm90::fence_operand(acc);
+#pragma unroll
+    for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
+    float (&acc)[N_TOK / 2] = accs[0];
+#pragma unroll
+    for (int a = 1; a < NACC; ++a)
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
+    if (kb == ke)  // an empty K range (K < split·64) contributes zeros
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
     // Both consumers' wgmmas have read the ring before either overwrites it with partials.
     named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
     // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
@@ -274,7 +266,7 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
 }
 
 struct Plan {
-  int consumers = 1, n_tok = 8, split = 1, stages = 2, kps = 1, ctas_per_sm = 1;
+  int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   size_t smem = 0;
 };
@@ -296,11 +288,18 @@ template <class F>
 void dispatch(const detail::Problem& p, F&& f) {
   int consumers = 1, n_tok = 8;
   tile_for(p.M, consumers, n_tok);
+  const bool two_chains = detail::tuning().nacc == 2;  // tuning runs: two accumulator chains
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8: return f.template operator()<Config<T, 1, 8>>();
-      case 16: return f.template operator()<Config<T, 1, 16>>();
-      case 32: return f.template operator()<Config<T, 1, 32>>();
+      case 8:
+        if (two_chains) return f.template operator()<Config<T, 1, 8, 2>>();
+        return f.template operator()<Config<T, 1, 8>>();
+      case 16:
+        if (two_chains) return f.template operator()<Config<T, 1, 16, 2>>();
+        return f.template operator()<Config<T, 1, 16>>();
+      case 32:
+        if (two_chains) return f.template operator()<Config<T, 1, 32, 2>>();
+        return f.template operator()<Config<T, 1, 32>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
@@ -322,11 +321,10 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.consumers = Cfg::CONSUMERS;
   pl.n_tok = Cfg::N_TOK;
   pl.ctas_per_sm = tune.ctas_per_sm > 0 ? tune.ctas_per_sm : (Cfg::CONSUMERS == 1 && Cfg::N_TOK <= 32 ? 2 : 1);
-  pl.kps = tune.kps > 0 ? tune.kps : 1;
   const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
-  pl.stages = std::clamp(static_cast<int>((budget - 1024) / (pl.kps * Cfg::kStageBytes + 16)), Cfg::min_stages(pl.kps), 32);
-  if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages(pl.kps));
-  pl.smem = Cfg::smem_bytes(pl.stages, pl.kps);
+  pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
+  if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
+  pl.smem = Cfg::smem_bytes(pl.stages);
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
@@ -353,7 +351,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K);
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
-                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, pl.kps, p.D, p.ldd, p.d, p.ep,
+                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
@@ -361,7 +359,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + "x" + std::to_string(pl.kps) + (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16");
   });
 }
@@ -380,8 +378,7 @@ inline std::string describe(const detail::Problem& p, bool pdl) {
   const Plan pl = plan(p, "small-M");
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
-         " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring of " +
-         std::to_string(pl.kps) + " K-tiles, " + std::to_string(pl.ctas) +
+         " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
          " CTAs" + (pdl ? ", programmatic dependent launch" : "");
 }
 
