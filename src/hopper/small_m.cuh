@@ -258,7 +258,9 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
   for (int n : {8, 16, 32, 64})
     if (M <= n) {
       n_tok = n;
-      if (detail::tuning().consumers == 2 && n == 64) consumers = 2;  // 128×64 (tuning runs)
+      // 33–64 tokens: two consumers on 128 weight rows halve the token tile's re-reads per weight byte
+      // (measured 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs).
+      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
       return;
     }
   consumers = 2;
@@ -320,13 +322,20 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
   pl.consumers = Cfg::CONSUMERS;
   pl.n_tok = Cfg::N_TOK;
-  pl.ctas_per_sm = tune.ctas_per_sm > 0 ? tune.ctas_per_sm : (Cfg::CONSUMERS == 1 && Cfg::N_TOK <= 32 ? 2 : 1);
+  // CTAs per SM the ring is sized for. More, shallower rings stream better once the tiles alone fill the GPU
+  // twice over (measured 2026-12-01: 1×14336×4096 35.1 → 34.4 µs, 1×128256×4096 265 → 254 µs with 3), two
+  // otherwise, so that a split's clusters fit; one for the wide tiles (128×128, 128×256), whose ring is large.
+  const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
+  pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
+  const int sms = detail::sm_count();
+  if (tune.ctas_per_sm > 0) pl.ctas_per_sm = tune.ctas_per_sm;
+  else if (Cfg::N_TOK > 64) pl.ctas_per_sm = 1;
+  else if (Cfg::N_TOK == 64) pl.ctas_per_sm = pl.tiles >= 2 * sms ? 2 : 1;
+  else pl.ctas_per_sm = pl.tiles >= 2 * sms ? 3 : 2;
   const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
   pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
   if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
   pl.smem = Cfg::smem_bytes(pl.stages);
-  const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
-  pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = kernel_ptr<Cfg>();
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
