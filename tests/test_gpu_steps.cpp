@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/device_info.hpp"
 #include "harness/harness.hpp"
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 using namespace ladder;
@@ -54,9 +54,9 @@ class StepCheck : public ::testing::TestWithParam<Case> {};
 TEST_P(StepCheck, MatchesReferences) {
   const Case& c = GetParam();
   const detail::Step* s = detail::find_step(c.step);
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(s->arch); !why.empty()) GTEST_SKIP() << c.step << " " << why;
+  if (std::string why = detail::arch_support(s->arch); !why.empty()) GTEST_SKIP() << c.step << " " << why;
   const harness::CheckResult r = harness::check_step(c.step, c.M, c.N, c.K, c.seed);
   ASSERT_EQ(r.status, harness::Status::pass) << r.reason;
   EXPECT_TRUE(r.vs_cublas.pass) << r.vs_cublas.detail();
@@ -78,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, StepCheck, ::testing::ValuesIn(cases()), [](c
 // The verifier itself on the GPU: a correct result passes, one corrupted element or an unwritten (NaN)
 // element fails.
 TEST(GpuVerifier, CatchesCorruptionAndPoison) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
   const int64_t M = 256, N = 256, K = 512;
   harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
@@ -104,9 +104,9 @@ TEST(GpuVerifier, CatchesCorruptionAndPoison) {
 // best with leading dimensions, K % 8 != 0 and pointers that are only fp16-aligned: against a CPU double
 // reference computed with the same strides.
 TEST(Best, StridedUnalignedAnyK) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
   struct S { int64_t M, N, K, lda, ldb, ldd, off; };
   for (const S& c : {S{257, 131, 77, 80, 83, 133, 1}, S{64, 512, 1000, 1000, 1003, 520, 0}, S{300, 17, 5, 7, 9, 17, 3},
                      S{1, 1, 1, 1, 1, 1, 1}, S{128, 256, 520, 528, 520, 264, 8}}) {
@@ -138,7 +138,7 @@ TEST(Best, StridedUnalignedAnyK) {
 
 // A step built for another architecture is refused with a clear error and launches nothing.
 TEST(Device, OtherArchitectureIsRefused) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
   const char* other = dev.cc == 90 ? "b03" : "h03";
   harness::DeviceBuffer<__half> A(128 * 64), B(128 * 64), D(128 * 128);
@@ -149,9 +149,9 @@ TEST(Device, OtherArchitectureIsRefused) {
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
   for (const char* step : {"best", "h10", "h09", "h08"}) {
     const harness::CheckResult r = harness::check_step(step, 1024, 1024, 1024, 5);
     EXPECT_EQ(r.status, harness::Status::pass) << step << ": " << r.reason;
@@ -163,9 +163,9 @@ TEST(Regression, ClusterStepsRunInAnyOrder) {
 // than clusters (the 192-wide cooperative tile), all split. The trace proves a split was taken; the check
 // proves the partials were summed once each, in a fixed order (bit-identical reruns).
 TEST(StreamK, SplitTilesMatchReferences) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
   for (const char* step : {"h10", "best"})
     for (const auto& [M, N, K] :
          std::vector<std::array<int64_t, 3>>{{8192, 8192, 8192}, {1536, 1536, 16384}, {1504, 1544, 16000}}) {
@@ -186,9 +186,9 @@ TEST(StreamK, SplitTilesMatchReferences) {
 
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
 TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
   const int64_t M = 512, N = 512, K = 4096;  // 64 K-tiles: plenty of early returns
   const harness::CheckResult good = harness::check_step("h04", M, N, K, 3);
   EXPECT_EQ(good.status, harness::Status::pass) << good.reason;

@@ -4,10 +4,10 @@
 #include <set>
 #include <string>
 
-#include "harness/device_info.hpp"
 #include "harness/harness.hpp"
 #include "ladder/ladder.h"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 using namespace ladder;
@@ -16,7 +16,7 @@ namespace {
 // A 16-byte aligned address that is never dereferenced: validation rejects these calls first.
 const void* kFake = reinterpret_cast<const void*>(0x10000);
 void* kFakeOut = reinterpret_cast<void*>(0x20000);
-bool has_gpu() { return harness::current_device().present; }
+bool has_gpu() { return detail::current_device().present; }
 }  // namespace
 
 TEST(Registry, IdsUniqueOrderedAndDescribed) {

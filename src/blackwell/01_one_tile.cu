@@ -10,6 +10,7 @@
 #include "blackwell/tile.cuh"
 #include "device/elect.cuh"
 #include "device/mbarrier.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {

@@ -14,6 +14,7 @@
 #include "device/mbarrier.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {

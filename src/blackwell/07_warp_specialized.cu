@@ -23,6 +23,7 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {

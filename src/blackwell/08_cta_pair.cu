@@ -23,6 +23,7 @@
 #include "device/smem.cuh"
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {

@@ -24,6 +24,7 @@
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {

@@ -1,5 +1,6 @@
 // The host harness: device buffers, random inputs, references (cuBLAS and CPU double), verification
-// and timing. Used by the CLI, the tests and the benchmark alike.
+// and timing. Used by the CLI, the tests and the benchmark alike; a library of its own (ladder_harness), so that
+// libladder.so carries none of it and needs no cuBLAS.
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -10,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/runtime.hpp"
+
 namespace ladder::harness {
 
-void cuda_check(cudaError_t e, const char* what);  // throws ladder::Error(LADDER_ERROR_CUDA)
+using detail::cuda_check;  // throws ladder::Error(LADDER_ERROR_CUDA)
 
 template <class T>
 class DeviceBuffer {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "harness/device_info.hpp"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::harness {
@@ -114,7 +114,7 @@ BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K,
   cudaStream_t s = nullptr;
 
   // Enough input sets that one rotation touches >= 2.5× L2, within a third of free memory.
-  const DeviceInfo dev = current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   const double set_bytes = 2.0 * static_cast<double>(M * K + N * K + M * N);
   size_t free_b = 0, total_b = 0;
   cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");

@@ -7,6 +7,7 @@
 #include <cuda/ptx>
 
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {

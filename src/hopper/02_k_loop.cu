@@ -5,6 +5,7 @@
 #include <cuda/ptx>
 
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {

@@ -14,6 +14,7 @@
 #include "device/tma.cuh"
 #include "hopper/epilogue.cuh"
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper::pingpong {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/harness.hpp"
+#include "runtime/runtime.hpp"
 #include "hopper/09_pingpong.cuh"
 
 namespace ladder::hopper {
@@ -222,7 +222,7 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
     workspace.emplace(partial_bytes + slots * sizeof(int), stream, "h10 (stream-K)");
     sk.partials = static_cast<float4*>(workspace->get());
     sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace->get()) + partial_bytes);
-    harness::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "h10: stream-K flags");
+    detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "h10: stream-K flags");
   }
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
                                                            static_cast<int>(p.N), static_cast<int>(p.K), sk);

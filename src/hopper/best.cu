@@ -7,7 +7,7 @@
 //     (~130 TFLOP/s at 8191³); the copy costs two passes over A and B.
 // The workspace is stream-ordered memory from the library's own pool (detail::Workspace): kept mapped and
 // reused across calls, freed on the stream after the GEMM, never leaked.
-#include "harness/harness.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 extern const ladder::detail::Step step_h08, step_h10;
