@@ -184,10 +184,10 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
                                            Cfg::kSmemBytes, maps.cluster_tiles);
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
                                                            static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
-                       "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
-                           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" +
-                           std::to_string(Cfg::TILE_N));
+  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [] {
+    return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
+           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N);
+  });
   detail::check_launch(step_id);
 }
 

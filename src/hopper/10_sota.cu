@@ -226,10 +226,11 @@ void launch_coop(const detail::Problem& p, cudaStream_t stream, bool stream_k) {
   }
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
                                                            static_cast<int>(p.N), static_cast<int>(p.K), sk);
-  detail::trace_launch("h10", grid, Cfg::kThreads, Cfg::kSmemBytes,
-                       "cooperative cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) +
-                           " stages " + std::to_string(Cfg::STAGES) + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
-                           " of " + std::to_string(maps.cluster_tiles));
+  detail::trace_launch("h10", grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
+    return "cooperative cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) +
+           " stages " + std::to_string(Cfg::STAGES) + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) + " of " +
+           std::to_string(maps.cluster_tiles);
+  });
   detail::check_launch("h10");
 }
 

@@ -88,11 +88,14 @@ int persistent_grid(const void* kernel, int cluster_size, int threads, size_t sm
   return static_cast<int>(std::min<int64_t>(ctas / cluster_size, std::max<int64_t>(work, 1))) * cluster_size;
 }
 
-void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
-  const char* v = std::getenv("LADDER_TRACE");  // read per launch, so a test can switch it on
-  if (v && *v && *v != '0')
-    std::fprintf(stderr, "ladder: %.*s grid %d block %d smem %zu %.*s\n", static_cast<int>(step_id.size()),
-                 step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
+bool tracing() {
+  const char* v = std::getenv("LADDER_TRACE");
+  return v && *v && *v != '0';
+}
+
+void print_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
+  std::fprintf(stderr, "ladder: %.*s grid %d block %d smem %zu %.*s\n", static_cast<int>(step_id.size()),
+               step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
 }
 
 }  // namespace ladder::detail

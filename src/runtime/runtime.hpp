@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -47,8 +48,19 @@ void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_
 // (kernel, device); call after allow_dynamic_smem.
 int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work);
 
-// With LADDER_TRACE=1 in the environment, prints a launch's shape to stderr (for tuning; off by default).
-void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
+// LADDER_TRACE=1 in the environment (read per launch, so a test can switch it on).
+bool tracing();
+void print_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note);
+// With LADDER_TRACE=1, prints a launch's shape to stderr (for tuning; off by default). `note` returns the extra
+// text; it is called only when tracing is on, so a launch builds no string otherwise.
+template <class Note>
+  requires std::invocable<Note&>
+void trace_launch(std::string_view step_id, int grid, int block, size_t smem, Note&& note) {
+  if (tracing()) print_launch(step_id, grid, block, smem, note());
+}
+inline void trace_launch(std::string_view step_id, int grid, int block, size_t smem) {
+  if (tracing()) print_launch(step_id, grid, block, smem, {});
+}
 
 // ---- scratch memory (runtime/workspace.cpp) -----------------------------------------------------------
 // Stream-ordered scratch memory (e.g. stream-K partial sums) from the library's own memory pool on the current
