@@ -1,6 +1,7 @@
 // The registry, argument validation and the C ABI: all of it runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -112,9 +113,19 @@ TEST(CppApi, ThrowsErrorWithTheSameCode) {
   EXPECT_THROW(resolve("zz", 128, 128, 64), Error);
 }
 
-TEST(Verification, BoundScalesWithK) {
+TEST(Verification, BoundsScaleWithKAndTheOutputFormat) {
   EXPECT_LT(harness::error_bound(64), harness::error_bound(16384));
   EXPECT_NEAR(harness::error_bound(0), 2.0 / 2048, 1e-12);
+  EXPECT_LT(harness::element_bound(64, 1.0).abs, harness::element_bound(16384, 1.0).abs);
+  // One rounding of the result, doubled, relative to |ref|: fp16 2·2⁻¹¹, bf16 2·2⁻⁸, fp32 2·2⁻²⁴.
+  EXPECT_EQ(harness::element_bound(1024, 1.0).rel, 0x1p-10);
+  EXPECT_EQ(harness::element_bound(1024, 1.0, harness::kUnitRoundoffBF16).rel, 0x1p-7);
+  EXPECT_EQ(harness::element_bound(1024, 1.0, harness::kUnitRoundoffF32).rel, 0x1p-23);
+  // The absolute term scales with the typical magnitude of an element.
+  EXPECT_DOUBLE_EQ(harness::element_bound(1024, 8.0).abs, 8 * harness::element_bound(1024, 1.0).abs);
+  // Inputs uniform in [-1, 1) (rms √K/3): never tighter than 2⁻¹⁰·|ref| + 10⁻⁴·√K, which best meets everywhere.
+  for (int64_t K : {1, 8, 64, 777, 1111, 4096, 16384, 65536})
+    EXPECT_GE(harness::element_bound(K, std::sqrt(double(K)) / 3).abs, 1e-4 * std::sqrt(double(K))) << K;
 }
 
 TEST(Verification, HostCompareCatchesNaNAndWrongElements) {
@@ -125,10 +136,39 @@ TEST(Verification, HostCompareCatchesNaNAndWrongElements) {
   got[13] += 0.5;  // one wrong element
   harness::Verdict v = harness::compare_host(got, ref, M, N, K);
   EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.over_bound, 1);
   EXPECT_EQ(v.worst_row, 1);
   EXPECT_EQ(v.worst_col, 5);
   got[13] = std::nan("");
   v = harness::compare_host(got, ref, M, N, K);
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.nonfinite, 1);
+  EXPECT_EQ(v.over_bound, 0);
+}
+
+// The issue this bound was made for: at 4096³ sizes one element a quarter off hides in the norm.
+TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
+  const int64_t M = 512, N = 512, K = 4096;
+  const double sigma = std::sqrt(double(K)) / 3;  // the rms of a dot product of inputs uniform in [-1, 1)
+  std::vector<double> ref(M * N), got(M * N);
+  uint64_t x = 12345;
+  for (int64_t i = 0; i < M * N; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    ref[i] = (static_cast<double>(x >> 11) * 0x1p-53 * 6 - 3) * sigma;  // uniform in ±3σ
+    got[i] = __half2float(__float2half_rn(static_cast<float>(ref[i])));  // one correct fp16 rounding
+  }
+  harness::Verdict v = harness::compare_host(got, ref, M, N, K);
+  ASSERT_TRUE(v.pass) << v.detail();
+  EXPECT_LE(v.worst_ratio, 0.5) << "one fp16 rounding uses at most half of the elementwise bound";
+
+  const int64_t at = 300 * N + 77;
+  got[at] = __half2float(__float2half_rn(static_cast<float>(got[at] + 0.25)));
+  v = harness::compare_host(got, ref, M, N, K);
+  EXPECT_LE(v.rel_err, v.bound) << "normwise, the wrong element passes";
+  EXPECT_FALSE(v.pass) << v.detail();
+  EXPECT_EQ(v.over_bound, 1);
+  EXPECT_EQ(v.worst_row, 300);
+  EXPECT_EQ(v.worst_col, 77);
+  EXPECT_GT(v.worst_ratio, 1.5);
+  EXPECT_NE(v.detail().find("1 over"), std::string::npos) << v.detail();
 }
