@@ -75,8 +75,8 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, StepCheck, ::testing::ValuesIn(cases()), [](c
          std::to_string(c.seed);
 });
 
-// The verifier itself on the GPU: a correct result (cuBLAS's fp16 output, K % 8 == 0) passes, one corrupted
-// element or an unwritten (NaN) element fails.
+// The verifier itself on the GPU: a correct result passes, one corrupted element or an unwritten (NaN)
+// element fails.
 TEST(GpuVerifier, CatchesCorruptionAndPoison) {
   const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
@@ -197,6 +197,35 @@ TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
   EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed the injected phase bug";
   EXPECT_FALSE(bad.vs_cublas.pass);
   EXPECT_THROW(harness::check_step("h04", M, N, K, 3, "no-such-fault"), Error);
+}
+
+// One element a quarter off at 4096³: far inside the normwise bound (which would let ~100 through), over the
+// elementwise one.
+TEST(FaultInjection, OneWrongElementIsCaughtElementwise) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  const int64_t M = 4096, N = 4096, K = 4096;
+  const harness::CheckResult bad = harness::check_step("h04", M, N, K, 3, "corrupt-one-element");
+  EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed one wrong element";
+  EXPECT_LE(bad.vs_cublas.rel_err, bad.vs_cublas.bound) << "normwise alone, it would pass";
+  EXPECT_EQ(bad.vs_cublas.nonfinite, 0);
+  EXPECT_EQ(bad.vs_cublas.over_bound, 1) << bad.vs_cublas.detail();
+  EXPECT_EQ(bad.vs_cublas.worst_row, M / 2);
+  EXPECT_EQ(bad.vs_cublas.worst_col, N / 2);
+  EXPECT_NE(bad.reason.find("1 over"), std::string::npos) << bad.reason;
+}
+
+// One 8×8 block of D left unwritten: the poison (NaN) is still there, and only there.
+TEST(FaultInjection, SkippedFragmentIsCaught) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  const harness::CheckResult bad = harness::check_step("h04", 512, 384, 512, 3, "skip-fragment");
+  EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed an unwritten fragment";
+  EXPECT_EQ(bad.vs_cublas.nonfinite, 64) << bad.vs_cublas.detail();
+  EXPECT_EQ(bad.vs_cublas.over_bound, 0);
+  EXPECT_NE(bad.reason.find("non-finite 64"), std::string::npos) << bad.reason;
 }
 
 }  // namespace
