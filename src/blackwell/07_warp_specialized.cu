@@ -8,7 +8,8 @@
 //                tmem_empty, writes GMEM.
 // Four barriers: tma → mma (full_bar), mma → tma (empty_bar), mma → epilogue (tmem_full), epilogue → mma
 // (tmem_empty). The "empty" sides (empty_bar for the producer, tmem_empty for the MMA warp) start at parity 1:
-// a fresh barrier counts phase −1 as complete, so the first lap passes at once (PipelineState::producer_phase).
+// a fresh barrier counts phase −1 as complete, so the first lap passes at once (PipelineState::producer_phase;
+// the accumulator side: AccumulatorRing in device/pipeline.hpp).
 // Gains: the TMA warp runs ahead across tile boundaries and never waits for a writeback; the MMA warp starts
 // the next tile the moment TMEM is drained. Still one accumulator: the MMAs wait for the writeback (→ b10).
 #include <cuda/ptx>
@@ -91,9 +92,9 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
   } else if (warp == kMmaWarp) {
     if (elect_one_sync()) {
       PipelineState<STAGES> read;
-      PipelineState<1> accum;  // one accumulator: its phase flips once per tile
+      AccumulatorRing<1> accum;  // one accumulator: its phase flips once per tile
       for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
-        mbarrier_wait(&s.tmem_empty, accum.producer_phase(), "tmem_empty");  // the epilogue drained TMEM
+        mbarrier_wait(&s.tmem_empty, accum.mma_parity(), "tmem_empty");  // the epilogue drained TMEM
         cuda::ptx::tcgen05_fence_after_thread_sync();
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -103,20 +104,20 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
           read.advance();
         }
         cuda::ptx::tcgen05_commit(cuda::ptx::cta_group_1, &s.tmem_full);
-        accum.advance();
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: the epilogue warpgroup
-    PipelineState<1> accum;
+    AccumulatorRing<1> accum;
     for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full, accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full, accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
       store_tile<BLK_N>(acc, D, ldd, tm * BLK_M, tn * BLK_N, M, N);
       cuda::ptx::tcgen05_fence_before_thread_sync();  // our tcgen05.ld's (waited) → the MMA warp's overwrite
       mbarrier_arrive(&s.tmem_empty);
-      accum.advance();
+      accum.next_tile();
     }
   }
 

@@ -106,9 +106,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
   } else if (warp == kMmaWarp) {
     if (leader && elect_one_sync()) {  // ONE thread of the pair issues the MMAs for both CTAs
       PipelineState<STAGES> read;
-      PipelineState<1> accum;
+      AccumulatorRing<1> accum;
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
-        mbarrier_wait(&s.tmem_empty, accum.producer_phase(), "tmem_empty");
+        mbarrier_wait(&s.tmem_empty, accum.mma_parity(), "tmem_empty");
         cuda::ptx::tcgen05_fence_after_thread_sync();
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -118,21 +118,21 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           read.advance();
         }
         cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full, kPairMask);
-        accum.advance();
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: the epilogue warpgroup of this CTA: its 128 rows × 256 columns
-    PipelineState<1> accum;
+    AccumulatorRing<1> accum;
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full, accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full, accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
       store_tile<TILE_N>(acc, D, ldd, tm * TILE_M + rank * BLK_M, tn * TILE_N, M, N);
       cuda::ptx::tcgen05_fence_before_thread_sync();
       __syncwarp();  // the whole warp's tcgen05.ld's are done before its one arrival
       if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty, /*cta=*/0);  // the leader's
-      accum.advance();
+      accum.next_tile();
     }
   }
 

@@ -2,7 +2,7 @@
 // Extends b08 (the CTA pair, 256×256 per cluster, persistent) by changing the last hop and the accumulator:
 //   - two TMEM accumulator stages (2 × 256 columns = all 512): the MMA warp computes tile t+1 into one stage
 //     while the epilogue drains tile t from the other; tmem_full / tmem_empty become per-stage rings with
-//     their own PipelineState<2> (the "empty" side again starts at parity 1);
+//     an AccumulatorRing<2> on each side (the "empty" side again starts at parity 1);
 //   - TMA-store epilogue: TMEM → registers → SW128 SMEM block (128 × 64) → cp.async.bulk.tensor store, two
 //     staging buffers (bulk-group wait_group.read 1 before reuse); TMEM is released after the tile's last
 //     tcgen05.ld, before its stores finish; the D tensor map clips M and N tails.
@@ -114,11 +114,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
   } else if (warp == kMmaWarp) {
     if (leader && elect_one_sync()) {
       PipelineState<STAGES> read;
-      PipelineState<ACC_STAGES> accum;  // which TMEM accumulator, and its phase
+      AccumulatorRing<ACC_STAGES> accum;  // which TMEM accumulator, and its phase
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
-        mbarrier_wait(&s.tmem_empty[accum.stage], accum.producer_phase(), "tmem_empty");
+        mbarrier_wait(&s.tmem_empty[accum.stage()], accum.mma_parity(), "tmem_empty");
         cuda::ptx::tcgen05_fence_after_thread_sync();
-        const uint32_t acc = tmem + accum.stage * kAccCols;
+        const uint32_t acc = tmem + accum.stage() * kAccCols;
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
           cuda::ptx::tcgen05_fence_after_thread_sync();
@@ -126,20 +126,20 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.empty_bar[read.stage], kPairMask);
           read.advance();
         }
-        cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full[accum.stage], kPairMask);
-        accum.advance();
+        cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full[accum.stage()], kPairMask);
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: TMEM → SMEM → TMA store, one 64-column block at a time
     const bool store_thread = threadIdx.x == 0;
-    PipelineState<ACC_STAGES> accum;
+    AccumulatorRing<ACC_STAGES> accum;
     uint32_t blocks = 0;  // staging buffer = blocks % 2
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full[accum.stage], accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full[accum.stage()], accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
-      const uint32_t acc = tmem + accum.stage * kAccCols;
+      const uint32_t acc = tmem + accum.stage() * kAccCols;
       for (int b = 0; b < TILE_N / kStoreCols; ++b, ++blocks) {
         __half* block = s.staging[blocks % 2];
         if (store_thread) tma_store_wait_read<1>();  // the store issued from this buffer two blocks ago has read it
@@ -148,7 +148,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         if (b == TILE_N / kStoreCols - 1) {  // the tile's last tcgen05.ld is done: release the accumulator
           cuda::ptx::tcgen05_fence_before_thread_sync();
           __syncwarp();
-          if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty[accum.stage], /*cta=*/0);
+          if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty[accum.stage()], /*cta=*/0);
         }
         cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // st.shared (generic) → TMA store (async proxy)
         named_barrier_sync(kEpilogueBarrier, kEpilogueThreads);
@@ -157,7 +157,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           tma_store_commit();
         }
       }
-      accum.advance();
+      accum.next_tile();
     }
     if (store_thread) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});  // stores complete before exit
   }
