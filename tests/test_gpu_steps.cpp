@@ -3,6 +3,7 @@
 // cases skip with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <ostream>
@@ -50,6 +51,16 @@ std::vector<Case> cases() {
 }
 
 class StepCheck : public ::testing::TestWithParam<Case> {};
+
+// Runs without a GPU: the case list itself covers the registry (a step whose rules accept none of kShapes would
+// otherwise go untested without anyone noticing).
+TEST(GpuCases, EveryRegisteredStepHasOne) {
+  const std::vector<Case> all = cases();
+  for (const detail::Step* s : detail::registry()) {
+    const auto n = std::count_if(all.begin(), all.end(), [&](const Case& c) { return c.step == s->id; });
+    EXPECT_GE(n, 1) << s->id << " accepts none of the GPU test shapes";
+  }
+}
 
 TEST_P(StepCheck, MatchesReferences) {
   const Case& c = GetParam();

@@ -1,9 +1,17 @@
 // The registry, argument validation and the C ABI: all of it runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <functional>
+#include <regex>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/harness.hpp"
 #include "ladder/ladder.h"
@@ -35,9 +43,124 @@ TEST(Registry, IdsUniqueOrderedAndDescribed) {
     EXPECT_NE(s->launch, nullptr);
     EXPECT_EQ(detail::find_step(s->id), s);
   }
-  EXPECT_EQ(detail::registry().front()->id, "h01");
   EXPECT_EQ(detail::find_step("nope"), nullptr);
-  EXPECT_EQ(steps().size(), detail::registry().size());
+}
+
+// The registry's order is the ladder's: h01, h02, … without gaps, then best (which picks among them), then b01,
+// b02, …; ladder::steps() and the C ABI list the same steps in the same order.
+TEST(Registry, OrderIsTheLadders) {
+  const auto reg = detail::registry();
+  auto numbered = [](char arch, int n) {
+    char id[8];
+    std::snprintf(id, sizeof id, "%c%02d", arch, n);
+    return std::string(id);
+  };
+  size_t i = 0;
+  int hopper = 0, blackwell = 0;
+  for (; i < reg.size() && reg[i]->id != "best"; ++i) {
+    EXPECT_EQ(reg[i]->arch, detail::Arch::hopper) << reg[i]->id;
+    EXPECT_EQ(reg[i]->id, numbered('h', ++hopper));
+  }
+  ASSERT_LT(i, reg.size()) << "no best";
+  EXPECT_EQ(reg[i++]->arch, detail::Arch::hopper);
+  for (; i < reg.size(); ++i) {
+    EXPECT_EQ(reg[i]->arch, detail::Arch::blackwell) << reg[i]->id;
+    EXPECT_EQ(reg[i]->id, numbered('b', ++blackwell));
+  }
+  EXPECT_GE(hopper, 10);  // the book's ten steps on each ladder
+  EXPECT_GE(blackwell, 10);
+
+  const std::vector<StepInfo> infos = steps();
+  ASSERT_EQ(infos.size(), reg.size());
+  ASSERT_EQ(ladder_step_count(), static_cast<int>(reg.size()));
+  for (size_t j = 0; j < reg.size(); ++j) {
+    EXPECT_EQ(infos[j].id, reg[j]->id);
+    EXPECT_EQ(infos[j].arch, detail::arch_name(reg[j]->arch));
+    EXPECT_EQ(infos[j].target, detail::arch_target(reg[j]->arch));
+    EXPECT_EQ(infos[j].shapes, reg[j]->shapes);
+    EXPECT_STREQ(ladder_step_id(static_cast<int>(j)), reg[j]->id.data());
+  }
+}
+
+// Each step's `shapes` text (what `ladder list` and ladder::steps() show) is read as rules and held against its
+// check() on a grid of problems: both must accept the same ones. The text's grammar: clauses separated by ';' or
+// ',', remarks in parentheses; "any …" and "… aligned pointers" constrain nothing checked here (validation and
+// the pointer check do); "X == v" and "X % m == 0", where names listed before share the rule ("lda, ldb % 8 ==
+// 0"); and "dense rows".
+namespace {
+using Rule = std::function<bool(const detail::Problem&)>;
+
+int64_t field(const detail::Problem& p, const std::string& name) {
+  if (name == "M") return p.M;
+  if (name == "N") return p.N;
+  if (name == "K") return p.K;
+  if (name == "lda") return p.lda;
+  if (name == "ldb") return p.ldb;
+  if (name == "ldd") return p.ldd;
+  throw std::invalid_argument("unknown name '" + name + "'");
+}
+
+// The rules of a shapes text; throws std::invalid_argument on text outside the grammar.
+std::vector<Rule> read_shapes(std::string text) {
+  text = std::regex_replace(text, std::regex("\\([^)]*\\)"), "");
+  std::vector<Rule> rules;
+  const std::regex equal("^(\\w+) *== *(\\d+)$"), multiple("^(\\w+) *% *(\\d+) *== *0$"), name("^\\w+$");
+  std::stringstream clauses(text);
+  for (std::string clause; std::getline(clauses, clause, ';');) {
+    clause = std::regex_replace(clause, std::regex("^ +| +$"), "");
+    if (clause.rfind("any ", 0) == 0 || clause.find("aligned pointers") != std::string::npos) continue;
+    if (clause == "dense rows") {
+      rules.push_back([](const detail::Problem& p) { return p.lda == p.K && p.ldb == p.K && p.ldd == p.N; });
+      continue;
+    }
+    std::vector<std::string> names;
+    std::stringstream tokens(clause);
+    for (std::string t; std::getline(tokens, t, ',');) {
+      t = std::regex_replace(t, std::regex("^ +| +$"), "");
+      std::smatch m;
+      if (std::regex_match(t, name)) {
+        names.push_back(t);
+        continue;
+      }
+      const bool eq = std::regex_match(t, m, equal);
+      if (!eq && !std::regex_match(t, m, multiple)) throw std::invalid_argument("cannot read '" + t + "'");
+      names.push_back(m[1]);
+      const int64_t v = std::stoll(m[2]);
+      for (const std::string& n : names) {
+        field({}, n);  // a known name
+        rules.push_back([n, v, eq](const detail::Problem& p) { return eq ? field(p, n) == v : field(p, n) % v == 0; });
+      }
+      names.clear();
+    }
+    if (!names.empty()) throw std::invalid_argument("no rule for '" + names.front() + "' in '" + clause + "'");
+  }
+  return rules;
+}
+}  // namespace
+
+TEST(Registry, ShapesTextAgreesWithCheck) {
+  for (const detail::Step* s : detail::registry()) {
+    SCOPED_TRACE(std::string(s->id) + ": \"" + std::string(s->shapes) + "\"");
+    std::vector<Rule> rules;
+    ASSERT_NO_THROW(rules = read_shapes(std::string(s->shapes)));
+    int disagreements = 0, accepted = 0;
+    for (int64_t M : {1, 64, 128, 200, 256})
+      for (int64_t N : {8, 64, 128, 130, 256})
+        for (int64_t K : {7, 8, 64, 96, 128})
+          for (const auto& [lda, ldb, ldd] : std::vector<std::array<int64_t, 3>>{
+                   {K, K, N}, {K + 8, K, N}, {K, K + 8, N}, {K, K, N + 8}, {K + 1, K, N}, {K, K + 1, N}, {K, K, N + 1}}) {
+            const detail::Problem p{nullptr, nullptr, nullptr, M, N, K, lda, ldb, ldd};
+            const bool by_text = std::all_of(rules.begin(), rules.end(), [&](const Rule& r) { return r(p); });
+            const std::string why = s->check(p);
+            accepted += why.empty();
+            if (by_text != why.empty() && ++disagreements <= 3)
+              ADD_FAILURE() << M << "x" << N << "x" << K << " lda " << lda << " ldb " << ldb << " ldd " << ldd
+                            << ": the text " << (by_text ? "accepts" : "rejects") << " it, check() "
+                            << (why.empty() ? "accepts it" : "says: " + why);
+          }
+    EXPECT_EQ(disagreements, 0);
+    EXPECT_GT(accepted, 0);
+  }
 }
 
 TEST(Registry, ShapeConstraintsNameTheRule) {
@@ -69,7 +192,7 @@ TEST(CApi, BestTakesFp16AlignedPointersOnly) {
 
 TEST(CApi, StepEnumeration) {
   ASSERT_EQ(ladder_step_count(), static_cast<int>(detail::registry().size()));
-  EXPECT_STREQ(ladder_step_id(0), "h01");
+  EXPECT_STREQ(ladder_step_id(0), "h01");  // the whole order: Registry.OrderIsTheLadders
   EXPECT_EQ(ladder_step_id(-1), nullptr);
   EXPECT_EQ(ladder_step_id(ladder_step_count()), nullptr);
 }

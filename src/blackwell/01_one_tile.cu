@@ -80,4 +80,5 @@ extern const ladder::detail::Step step_b01 = {
     "b01", ladder::detail::Arch::blackwell, "one tile",
     "smallest correct kernel: cooperative copy to SW128 SMEM, one elected thread issues tcgen05.mma "
     "m128n128k16 into TMEM and commits to mma_bar, tcgen05.ld to registers, GMEM (compiled for sm_100a, not run)",
-    "M==128, N==128, K==64", ladder::blackwell::check, ladder::blackwell::launch};
+    "M == 128, N == 128, K == 64; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

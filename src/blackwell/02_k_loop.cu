@@ -78,4 +78,5 @@ extern const ladder::detail::Step step_b02 = {
     "b02", ladder::detail::Arch::blackwell, "K-loop",
     "loop K-tiles through the same SMEM buffers into one TMEM accumulator; accumulate = (i != 0); one mma_bar "
     "reused, phase ^= 1 after every wait (compiled for sm_100a, not run)",
-    "M==128, N==128, K%64==0", ladder::blackwell::check, ladder::blackwell::launch};
+    "M == 128, N == 128, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

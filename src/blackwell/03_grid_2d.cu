@@ -80,4 +80,5 @@ extern const ladder::detail::Step step_b03 = {
     "b03", ladder::detail::Arch::blackwell, "2D grid",
     "grid [M/128, N/128]: one CTA per output tile, each running the b02 K-loop at its own offsets; 128 TMEM "
     "columns per CTA (compiled for sm_100a, not run)",
-    "M%128==0, N%128==0, K%64==0", ladder::blackwell::check, ladder::blackwell::launch};
+    "M % 128 == 0, N % 128 == 0, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

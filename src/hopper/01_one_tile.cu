@@ -57,4 +57,5 @@ extern const ladder::detail::Step step_h01 = {
     "h01", ladder::detail::Arch::hopper, "one tile",
     "smallest correct kernel: cooperative copy to SW128 SMEM, one warpgroup issues wgmma m64n128k16, "
     "registers to GMEM",
-    "M==128, N==128, K==64", ladder::hopper::check, ladder::hopper::launch};
+    "M == 128, N == 128, K == 64; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};

@@ -56,4 +56,5 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
 extern const ladder::detail::Step step_h02 = {
     "h02", ladder::detail::Arch::hopper, "K-loop",
     "loop K-tiles through the same SMEM buffers; scale-d = (i != 0); wait_group 0 before overwriting",
-    "M==128, N==128, K%64==0", ladder::hopper::check, ladder::hopper::launch};
+    "M == 128, N == 128, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};

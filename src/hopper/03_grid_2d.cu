@@ -58,4 +58,5 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
 extern const ladder::detail::Step step_h03 = {
     "h03", ladder::detail::Arch::hopper, "2D grid",
     "grid [M/128, N/128]: one CTA per output tile, each running the h02 K-loop at its own offsets",
-    "M%128==0, N%128==0, K%64==0", ladder::hopper::check, ladder::hopper::launch};
+    "M % 128 == 0, N % 128 == 0, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};
