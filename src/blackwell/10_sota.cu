@@ -104,7 +104,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           if (leader) mbarrier_arrive_expect_tx(&s.full_bar[load.stage], CLUSTER * kStageBytes);
-          const uint32_t full = sm100::shared_cluster_addr(&s.full_bar[load.stage], 0);
+          const uint32_t full = shared_cluster_addr(&s.full_bar[load.stage], 0);
           sm100::tma_load_2d_2sm(s.A[load.stage], &tmap_a, kt * BLK_K, tm * TILE_M + rank * BLK_M, full);
           sm100::tma_load_2d_2sm(s.B[load.stage], &tmap_b, kt * BLK_K, tn * TILE_N + rank * B_HALF, full);
           load.advance();

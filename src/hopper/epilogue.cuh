@@ -5,18 +5,11 @@
 
 #include "device/descriptors.hpp"
 #include "device/named_barrier.cuh"
+#include "device/sm90/stmatrix.cuh"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
 
 namespace ladder::hopper {
-
-// stmatrix.sync.aligned.m8n8.x4 (PTX ISA 9.7.14.5.16): lane 8i + r gives the address of row r of matrix i;
-// register i of lane l holds (row l/4, columns 2(l%4), +1) of matrix i — the wgmma fragment's pairs.
-__device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row_addr), "r"(r0),
-               "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
 
 __device__ __forceinline__ uint32_t pack_half2(float x, float y) {
   const __half2 h = __floats2half2_rn(x, y);
@@ -40,8 +33,8 @@ __device__ __forceinline__ void fragment_to_smem(const float (&acc)[N_FRAG / 2],
   for (int j = 0; j < N_FRAG / 8; j += 2) {
     const int col = 8 * (j + i / 2);  // matrices 0,1: column block j; 2,3: block j+1
     const uint32_t addr = base + (col / 64) * (64 * 128) + sw128_offset(row, (col % 64) * 2);
-    stmatrix_x4(addr, pack_half2(acc[4 * j + 0], acc[4 * j + 1]), pack_half2(acc[4 * j + 2], acc[4 * j + 3]),
-                pack_half2(acc[4 * j + 4], acc[4 * j + 5]), pack_half2(acc[4 * j + 6], acc[4 * j + 7]));
+    sm90::stmatrix_x4(addr, pack_half2(acc[4 * j + 0], acc[4 * j + 1]), pack_half2(acc[4 * j + 2], acc[4 * j + 3]),
+                      pack_half2(acc[4 * j + 4], acc[4 * j + 5]), pack_half2(acc[4 * j + 6], acc[4 * j + 7]));
   }
 }
 
