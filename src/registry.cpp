@@ -59,4 +59,31 @@ std::string require_tma_rows(const Problem& p) {
   return {};
 }
 
+std::string require_grid_y(const Problem& p, int64_t blk_n) {
+  if ((p.N + blk_n - 1) / blk_n <= 65535) return {};
+  return "N must be at most 65535*" + std::to_string(blk_n) + " (grid y limit)";
+}
+
+std::string require_one_tile(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k) {
+  if (auto e = require_equal("M", p.M, blk_m); !e.empty()) return e;
+  if (auto e = require_equal("N", p.N, blk_n); !e.empty()) return e;
+  if (auto e = require_equal("K", p.K, blk_k); !e.empty()) return e;
+  return require_dense(p);
+}
+
+std::string require_k_loop(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k) {
+  if (auto e = require_equal("M", p.M, blk_m); !e.empty()) return e;
+  if (auto e = require_equal("N", p.N, blk_n); !e.empty()) return e;
+  if (auto e = require_multiple("K", p.K, blk_k); !e.empty()) return e;
+  return require_dense(p);
+}
+
+std::string require_grid_2d(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k) {
+  if (auto e = require_multiple("M", p.M, blk_m); !e.empty()) return e;
+  if (auto e = require_multiple("N", p.N, blk_n); !e.empty()) return e;
+  if (auto e = require_multiple("K", p.K, blk_k); !e.empty()) return e;
+  if (auto e = require_grid_y(p, blk_n); !e.empty()) return e;
+  return require_dense(p);
+}
+
 }  // namespace ladder::detail

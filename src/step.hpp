@@ -53,5 +53,13 @@ std::string require_equal(std::string_view what, int64_t value, int64_t expected
 std::string require_dense(const Problem& p);  // lda == K, ldb == K, ldd == N
 // TMA reads rows through a tensor map whose row stride must be a multiple of 16 bytes: K, lda, ldb % 8 == 0.
 std::string require_tma_rows(const Problem& p);
+// A grid [ceil(M / blk_m), ceil(N / blk_n)] has at most 65535 tiles along N (the grid's y limit).
+std::string require_grid_y(const Problem& p, int64_t blk_n);
+
+// The shape rules of steps 01-03, the same in both ladders. Their copies address rows by K and N, so rows are
+// dense. One tile: exactly blk_m × blk_n with K = blk_k. K-loop: any number of K-tiles. 2D grid: whole tiles.
+std::string require_one_tile(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
+std::string require_k_loop(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
+std::string require_grid_2d(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
 
 }  // namespace ladder::detail

@@ -173,6 +173,11 @@ TEST(Registry, ShapeConstraintsNameTheRule) {
   EXPECT_NE(why_not("h03", 128, 130, 64).find("N must be a multiple of 128"), std::string::npos);
   EXPECT_NE(why_not("h03", 128, 128, 100).find("K must be a multiple of 64"), std::string::npos);
   EXPECT_NE(why_not("h03", 256, 256, 64, {.lda = 128}).find("dense rows"), std::string::npos);
+  // The grid's y dimension holds at most 65535 tiles of N (steps 03-05 of both ladders).
+  for (const char* step : {"h03", "h04", "h05", "b03", "b04", "b05"})
+    EXPECT_NE(why_not(step, 128, 128 * 65536, 64).find("N must be at most 65535*128 (grid y limit)"), std::string::npos)
+        << step;
+  EXPECT_EQ(why_not("h04", 128, 128 * 65535, 64).find("grid y"), std::string::npos);
 }
 
 TEST(Registry, BestAcceptsAnyShape) {

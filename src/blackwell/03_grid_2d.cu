@@ -59,13 +59,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half
   tmem_release<kTmemCols>(warp == 0, acc);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_multiple("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_multiple("K", p.K, BLK_K); !e.empty()) return e;
-  if (p.N / BLK_N > 65535) return "N/128 must be at most 65535 (grid y limit)";
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_grid_2d(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(p.M / BLK_M), static_cast<unsigned>(p.N / BLK_N));

@@ -71,8 +71,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) tma_kernel(const __grid_con
 
 std::string check(const detail::Problem& p) {
   if (auto e = require_tma_rows_and_16b_stores(p); !e.empty()) return e;
-  if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
-  return {};
+  return detail::require_grid_y(p, BLK_N);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {

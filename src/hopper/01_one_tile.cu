@@ -38,12 +38,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __hal
   store_tile(acc, D, BLK_N, 0, 0, BLK_M, BLK_N);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_equal("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_equal("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_equal("K", p.K, BLK_K); !e.empty()) return e;
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_one_tile(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   one_tile_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D);

@@ -89,8 +89,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) tma_kernel(const __grid_con
 
 std::string check(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
-  return {};
+  return detail::require_grid_y(p, BLK_N);
 }
 
 template <Fault kFault>
