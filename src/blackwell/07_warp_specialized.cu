@@ -24,11 +24,14 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/launch.cuh"
 #include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b07";
 
 inline constexpr int STAGES = 4;
 inline constexpr int GROUP_M = 8;
@@ -129,21 +132,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(warp_specialized_kernel), kSmemBytes, "b07");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, detail::sm_count()));
-  warp_specialized_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                                  static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b07");
+  detail::launch_persistent(kStepId, warp_specialized_kernel, {kThreads, kSmemBytes}, tiles, stream, ta, tb, p.D,
+                            p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b07 = {
-    "b07", ladder::detail::Arch::blackwell, "warp specialization",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "warp specialization",
     "separate roles: a TMA warp, an MMA warp and an epilogue warpgroup (rows by warp % 4), joined by four "
     "barriers: full/empty per stage, tmem_full/tmem_empty; empty sides start at parity 1 (compiled for "
     "sm_100a, not run)",

@@ -23,11 +23,14 @@
 #include "device/smem.cuh"
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
+#include "runtime/launch.cuh"
 #include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b08";
 
 namespace cg = cooperative_groups;
 
@@ -145,22 +148,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(cta_pair_kernel), kSmemBytes, "b08");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(cta_pair_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
-  cta_pair_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                          static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b08");
+  detail::launch_persistent(kStepId, cta_pair_kernel, {kThreads, kSmemBytes, CLUSTER}, cluster_tiles, stream, ta, tb,
+                            p.D, p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b08 = {
-    "b08", ladder::detail::Arch::blackwell, "clusters",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "clusters",
     "a 2-CTA cluster computes 256x256 with tcgen05.mma.cta_group::2 issued by the leader; each CTA loads half "
     "of A and B, TMA signals the leader's full_bar, commits multicast to both (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

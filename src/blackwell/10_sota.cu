@@ -24,11 +24,14 @@
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/launch.cuh"
 #include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b10";
 
 namespace cg = cooperative_groups;
 
@@ -170,23 +173,19 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(sota_kernel), kSmemBytes, "b10");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, BLK_M, kStoreCols);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(sota_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
-  sota_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
-                                                      static_cast<int>(p.K));
-  detail::check_launch("b10");
+  detail::launch_persistent(kStepId, sota_kernel, {kThreads, kSmemBytes, CLUSTER}, cluster_tiles, stream, ta, tb, td,
+                            static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b10 = {
-    "b10", ladder::detail::Arch::blackwell, "sota",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "sota",
     "the CTA pair of b08 with double-buffered TMEM accumulators (2 x 256 columns) and a TMA-store epilogue "
     "(TMEM -> SW128 SMEM -> cp.async.bulk.tensor, two staging buffers), persistent (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, TMA-clipped "

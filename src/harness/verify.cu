@@ -30,7 +30,9 @@ struct Excess {
   long long worst_idx;
 };
 
-__device__ __forceinline__ double ratio(double err, double tol) { return tol > 0 ? err / tol : (err > 0 ? INFINITY : 0); }
+__device__ __forceinline__ double ratio(double err, double tol) {
+  return tol > 0 ? err / tol : (err > 0 ? INFINITY : 0);
+}
 
 // Block-wide sum/max of one partial per thread; thread 0 writes the block's result.
 template <class T, class Combine>

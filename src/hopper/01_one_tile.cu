@@ -13,6 +13,8 @@
 namespace ladder::hopper {
 namespace {
 
+constexpr std::string_view kStepId = "h01";
+
 __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __half* A, const __half* B, __half* D) {
   // (1) ALLOCATE: two SW128 tiles (1024-B aligned for the swizzle) and the accumulators in registers.
   __shared__ alignas(1024) __half Asmem[BLK_M * BLK_K];  // (BLK_M, BLK_K)
@@ -42,14 +44,14 @@ std::string check(const detail::Problem& p) { return detail::require_one_tile(p,
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   one_tile_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D);
-  detail::check_launch("h01");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h01 = {
-    "h01", ladder::detail::Arch::hopper, "one tile",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "one tile",
     "smallest correct kernel: cooperative copy to SW128 SMEM, one warpgroup issues wgmma m64n128k16, "
     "registers to GMEM",
     "M == 128, N == 128, K == 64; dense rows (lda == K, ldb == K, ldd == N)",

@@ -11,6 +11,8 @@
 namespace ladder::hopper {
 namespace {
 
+constexpr std::string_view kStepId = "h02";
+
 __global__ void __launch_bounds__(kWarpgroupThreads) k_loop_kernel(const __half* A, const __half* B, __half* D,
                                                                     int64_t K) {
   __shared__ alignas(1024) __half Asmem[BLK_M * BLK_K];  // (BLK_M, BLK_K)
@@ -42,14 +44,14 @@ std::string check(const detail::Problem& p) { return detail::require_k_loop(p, B
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   k_loop_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.K);
-  detail::check_launch("h02");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h02 = {
-    "h02", ladder::detail::Arch::hopper, "K-loop",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "K-loop",
     "loop K-tiles through the same SMEM buffers; scale-d = (i != 0); wait_group 0 before overwriting",
     "M == 128, N == 128, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
     ladder::hopper::check, ladder::hopper::launch};

@@ -10,6 +10,8 @@
 namespace ladder::hopper {
 namespace {
 
+constexpr std::string_view kStepId = "h03";
+
 __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half* A, const __half* B, __half* D,
                                                                      int64_t M, int64_t N, int64_t K) {
   __shared__ alignas(1024) __half Asmem[BLK_M * BLK_K];  // (BLK_M, BLK_K)
@@ -43,14 +45,14 @@ std::string check(const detail::Problem& p) { return detail::require_grid_2d(p, 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(p.M / BLK_M), static_cast<unsigned>(p.N / BLK_N));
   grid_2d_kernel<<<grid, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.M, p.N, p.K);
-  detail::check_launch("h03");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h03 = {
-    "h03", ladder::detail::Arch::hopper, "2D grid",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "2D grid",
     "grid [M/128, N/128]: one CTA per output tile, each running the h02 K-loop at its own offsets",
     "M % 128 == 0, N % 128 == 0, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
     ladder::hopper::check, ladder::hopper::launch};

@@ -15,6 +15,8 @@
 namespace ladder::hopper {
 namespace {
 
+constexpr std::string_view kStepId = "h04";
+
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
 inline constexpr char kFaults[] = "forget-phase-toggle,lost-arrival,skip-fragment,corrupt-one-element";
 
@@ -99,7 +101,7 @@ void run(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.M + BLK_M - 1) / BLK_M), static_cast<unsigned>((p.N + BLK_N - 1) / BLK_N));
   tma_kernel<kFault><<<grid, kWarpgroupThreads, 0, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                              static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("h04");
+  detail::check_launch(kStepId);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) { run<Fault::none>(p, stream); }
@@ -111,16 +113,17 @@ void launch_fault(const detail::Problem& p, cudaStream_t stream, std::string_vie
   if (fault == "corrupt-one-element") {
     run<Fault::none>(p, stream);
     corrupt_one_element_kernel<<<1, 1, 0, stream>>>(p.D + p.M / 2 * p.ldd + p.N / 2);
-    return detail::check_launch("h04 (corrupt-one-element)");
+    return detail::check_launch(kStepId);
   }
-  throw Error(LADDER_ERROR_INVALID_ARGUMENT, "h04 has no fault '" + std::string(fault) + "' (faults: " + kFaults + ")");
+  throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+              std::string(kStepId) + " has no fault '" + std::string(fault) + "' (faults: " + kFaults + ")");
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h04 = {
-    "h04", ladder::detail::Arch::hopper, "TMA",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "TMA",
     "GMEM→SMEM by the copy engine: one thread issues cp.async.bulk.tensor (SWIZZLE_128B maps), full_bar with "
     "expect_tx, phase toggled every K-tile",
     "any M, N >= 1; K % 8 == 0 (16-byte rows); lda, ldb % 8 == 0", ladder::hopper::check, ladder::hopper::launch,
