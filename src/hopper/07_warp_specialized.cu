@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
 
   if (wg == 0) {
     // ── producer warpgroup: one thread issues every load, tile after tile ──
-    sm90::setmaxnreg_dec<40>();
+    sm90::setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
       PipelineState<STAGES> load;
       for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
     }
   } else {
     // ── consumer warpgroups: consumer c owns rows [64c, 64c+64) of the tile ──
-    sm90::setmaxnreg_inc<232>();
+    sm90::setmaxnreg_inc<kConsumerRegisters>();
     const int c = wg - 1;
     float acc[TILE_N / 2];  // (64, TILE_N)
     PipelineState<STAGES> read;
