@@ -2,7 +2,7 @@
 include(CMakePackageConfigHelpers)
 set(LADDER_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ladder)
 
-# The installed library keeps the run path to the CUDA libraries it was linked against (cuBLAS, cudart).
+# The installed library keeps the run path to the CUDA runtime it was linked against.
 set_target_properties(ladder PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 # ladder.hpp needs C++17 (string_view); inside this project the flags already say C++20.
 target_compile_features(ladder INTERFACE $<INSTALL_INTERFACE:cxx_std_17>)

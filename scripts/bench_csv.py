@@ -8,7 +8,7 @@ from typing import Dict, List, Tuple
 
 COLUMNS = ("step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status,min_ms,max_ms,"
            "cublas_median_ms,reps,input_sets,resolved_step,gpu,commit,date").split(",")
-H200_PEAK_TFLOPS = 989.5  # dense fp16 (LADDER.md)
+H200_PEAK_TFLOPS = 989.5  # dense fp16 (docs/design.md)
 
 Shape = Tuple[int, int, int]
 

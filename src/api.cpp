@@ -1,20 +1,13 @@
 // The C++ API: argument validation (the same for every step), step resolution, launch.
-#include <algorithm>
-#include <map>
-#include <mutex>
-#include <set>
-#include <utility>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
-#include "harness/device_info.hpp"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
-#include "tuning.hpp"
+#include "runtime/tuning.hpp"
 
 namespace ladder {
 namespace {
@@ -89,9 +82,9 @@ const Step& resolve_step(std::string_view id, const Problem& p) {
 }
 
 void require_device(const Step& s) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) throw Error(LADDER_ERROR_NO_DEVICE, std::string(s.id) + ": " + dev.error);
-  if (std::string why = harness::arch_support(s.arch); !why.empty())
+  if (std::string why = detail::arch_support(s.arch); !why.empty())
     throw Error(LADDER_ERROR_UNSUPPORTED_DEVICE, std::string(s.id) + " " + why);
 }
 
@@ -146,117 +139,6 @@ Problem problem_from(const ladder_gemm_desc& d) {
 }
 
 }  // namespace
-
-namespace detail {
-void check_launch(std::string_view step_id) {
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-    throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
-}
-int sm_count() { return harness::current_device().sms; }
-
-void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id) {
-  static std::mutex mu;
-  static std::set<std::pair<const void*, int>> done;
-  int device = 0;
-  check_attribute(cudaGetDevice(&device), step_id);
-  std::lock_guard lock(mu);
-  if (done.count({kernel, device})) return;
-  check_attribute(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
-                  step_id);
-  done.insert({kernel, device});
-}
-
-void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
-  if (tuning().trace)
-    std::fprintf(stderr, "ladder: %.*s grid %d block %d smem %zu %.*s\n", static_cast<int>(step_id.size()),
-                 step_id.data(), grid, block, smem, static_cast<int>(note.size()), note.data());
-}
-
-namespace {
-int max_blocks_per_sm(const void* kernel, int threads, size_t smem) {
-  int blocks = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess || blocks < 1) {
-    cudaGetLastError();
-    return 1;
-  }
-  return blocks;
-}
-
-int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster_size * sm_count(), 1, 1);
-  config.blockDim = dim3(threads, 1, 1);
-  config.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster_size;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  int clusters = 0;
-  if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters <= 0) {
-    cudaGetLastError();
-    return std::max(1, sm_count() / cluster_size);  // fall back to one CTA per SM
-  }
-  return clusters;
-}
-}  // namespace
-
-int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work) {
-  static std::mutex mu;
-  static std::map<std::pair<const void*, int>, int> resident;  // (kernel, device) → CTAs that fit at once
-  int device = 0;
-  cudaGetDevice(&device);
-  int ctas = 0;
-  {
-    std::lock_guard lock(mu);
-    if (auto it = resident.find({kernel, device}); it != resident.end()) ctas = it->second;
-  }
-  if (ctas == 0) {
-    ctas = cluster_size == 1 ? max_blocks_per_sm(kernel, threads, smem) * sm_count()
-                             : max_active_clusters(kernel, cluster_size, threads, smem) * cluster_size;
-    std::lock_guard lock(mu);
-    resident[{kernel, device}] = ctas;
-  }
-  return static_cast<int>(std::min<int64_t>(ctas / cluster_size, std::max<int64_t>(work, 1))) * cluster_size;
-}
-
-namespace {
-cudaMemPool_t library_pool(int device) {
-  static std::mutex mu;
-  static std::map<int, cudaMemPool_t> pools;  // one per device, for the process's lifetime
-  std::lock_guard lock(mu);
-  if (auto it = pools.find(device); it != pools.end()) return it->second;
-  cudaMemPoolProps props{};
-  props.allocType = cudaMemAllocationTypePinned;
-  props.location = {cudaMemLocationTypeDevice, device};
-  cudaMemPool_t pool = nullptr;
-  if (cudaError_t e = cudaMemPoolCreate(&pool, &props); e != cudaSuccess)
-    throw Error(LADDER_ERROR_CUDA, std::string("cannot create the workspace memory pool: ") + cudaGetErrorString(e));
-  uint64_t keep = std::numeric_limits<uint64_t>::max();
-  cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-  return pools[device] = pool;
-}
-}  // namespace
-
-Workspace::Workspace(size_t bytes, cudaStream_t stream, std::string_view what) : stream_(stream) {
-  int device = 0;
-  cudaGetDevice(&device);
-  if (cudaError_t e = cudaMallocFromPoolAsync(&ptr_, bytes, library_pool(device), stream); e != cudaSuccess)
-    throw Error(LADDER_ERROR_CUDA, std::string(what) + ": cannot allocate " + std::to_string(bytes) +
-                                       " bytes of workspace: " + cudaGetErrorString(e));
-}
-
-Workspace::~Workspace() {
-  if (ptr_) cudaFreeAsync(ptr_, stream_);
-}
-
-void check_attribute(cudaError_t e, std::string_view step_id) {
-  if (e != cudaSuccess)
-    throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": cannot set kernel attributes: " + cudaGetErrorString(e));
-}
-}  // namespace detail
 
 std::vector<StepInfo> steps() {
   std::vector<StepInfo> out;

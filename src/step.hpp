@@ -68,35 +68,13 @@ std::string require_equal(std::string_view what, int64_t value, int64_t expected
 std::string require_dense(const Problem& p);  // lda == K, ldb == K, ldd == N
 // TMA reads rows through a tensor map whose row stride must be a multiple of 16 bytes: K, lda, ldb % 8 == 0.
 std::string require_tma_rows(const Problem& p);
+// A grid [ceil(M / blk_m), ceil(N / blk_n)] has at most 65535 tiles along N (the grid's y limit).
+std::string require_grid_y(const Problem& p, int64_t blk_n);
 
-// Throws ladder::Error on a CUDA error after a launch.
-void check_launch(std::string_view step_id);
-// Number of SMs of the current device (cached): persistent grids are sized by it.
-int sm_count();
-// Grid of a persistent kernel: as many CTAs as fit on the current device at once (whole clusters of
-// `cluster_size`), but no more than `work` clusters (or CTAs, for cluster_size 1). Occupancy is cached per
-// (kernel, device); call after allow_dynamic_smem.
-int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work);
-// With LADDER_TRACE=1 in the environment, prints a launch's shape to stderr (for tuning; off by default).
-void trace_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note = {});
-// Throws ladder::Error when a kernel attribute (e.g. the dynamic SMEM limit) could not be set.
-void check_attribute(cudaError_t e, std::string_view step_id);
-// Stream-ordered scratch memory (e.g. stream-K partial sums) from the library's own memory pool on the current
-// device. The pool keeps what it has mapped (release threshold: unlimited), so repeated calls reuse it
-// without mapping memory again; freed on `stream` (cudaFreeAsync) when the Workspace goes out of scope.
-class Workspace {
- public:
-  Workspace(size_t bytes, cudaStream_t stream, std::string_view what);
-  ~Workspace();
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-  cudaStream_t stream_;
-};
-// Raises `kernel`'s dynamic SMEM limit to `bytes` on the current device, once per (kernel, device).
-void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id);
+// The shape rules of steps 01-03, the same in both ladders. Their copies address rows by K and N, so rows are
+// dense. One tile: exactly blk_m × blk_n with K = blk_k. K-loop: any number of K-tiles. 2D grid: whole tiles.
+std::string require_one_tile(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
+std::string require_k_loop(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
+std::string require_grid_2d(const Problem& p, int64_t blk_m, int64_t blk_n, int64_t blk_k);
 
 }  // namespace ladder::detail

@@ -11,7 +11,8 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/ladder/ladder.h include/ladder/ladder.hpp lib/libladder.so lib/cmake/ladder/ladderConfig.cmake
+foreach(f include/ladder/ladder.h include/ladder/ladder.hpp include/ladder/export.h lib/libladder.so
+          lib/cmake/ladder/ladderConfig.cmake
           lib/cmake/ladder/ladderConfigVersion.cmake lib/cmake/ladder/ladderTargets.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")

@@ -26,7 +26,7 @@ foreach(s h01 h02 h03)
 endforeach()
 
 # h04+: operands arrive by TMA; the wgmma path stays.
-foreach(s h04 h05 h06 h07 h08 h09)
+foreach(s h04 h05 h06 h07 h08 h-cooperative h-pingpong h-small_m)
   expect_ptx(${s} HAS "cp.async.bulk.tensor.2d" "mbarrier.try_wait.parity" "wgmma.mma_async" LACKS "tcgen05")
 endforeach()
 expect_ptx(h05 HAS "wgmma.wait_group.sync.aligned 1")
@@ -82,5 +82,25 @@ expect_tmem_columns(b08 256)
 expect_tmem_columns(b09 512)
 expect_tmem_columns(b10 512)
 expect_ptx(h08 HAS "multicast::cluster" "mapa.shared::cluster" "mbarrier.arrive.shared::cluster" "barrier.cluster")
-expect_ptx(h09 HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
-               "cp.async.bulk.commit_group")
+# h09–h13 call their kernel families (src/hopper/families.hpp), compiled once each: the kernels are in the
+# families' PTX, and the step files hold none.
+foreach(s h09 h10 h11 h12 h13)
+  expect_ptx(${s} LACKS ".entry")
+endforeach()
+# The cooperative family (h09, h11, best): 2×1 cluster multicast, the TMA-store writeback (h09: stmatrix, TMA
+# stores in bulk groups), stream-K's flags (h11: release store, acquire load), 128×256 and 128×192 tiles in fp16
+# and bf16, the warp-specialized register budgets.
+expect_ptx(h-cooperative HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
+               "cp.async.bulk.commit_group" "st.release.gpu" "ld.acquire.gpu" "m64n256k16.f32.f16.f16"
+               "m64n256k16.f32.bf16.bf16" "m64n192k16.f32.f16.f16" "setmaxnreg.dec.sync.aligned.u32 40"
+               "setmaxnreg.inc.sync.aligned.u32 232")
+# The ping-pong family (h10, best): the consumers hand the ring over (turn_bar), 128×128 and 128×64 tiles.
+expect_ptx(h-pingpong HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.commit_group"
+               "m64n128k16.f32.f16.f16" "m64n64k16.f32.bf16.bf16" LACKS "st.release.gpu")
+# The small-M family (h12, h13, best): tokens on wgmma's N side (n8 … n256), the cluster's partial tiles read
+# through distributed SMEM, programmatic dependent launch.
+expect_ptx(h-small_m HAS "m64n8k16.f32.f16.f16" "m64n16k16.f32.bf16.bf16" "m64n32k16" "m64n64k16" "m64n128k16"
+               "m64n256k16" "griddepcontrol.wait" "griddepcontrol.launch_dependents" "mapa" "barrier.cluster"
+               LACKS "stmatrix" "setmaxnreg")
+# best itself only pads rows (16-byte stores); its kernels are the families'.
+expect_ptx(h-best HAS ".entry" "st.global.v4" LACKS "wgmma")

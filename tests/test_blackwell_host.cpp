@@ -1,6 +1,6 @@
 // The Blackwell ladder's host-side rules, checked on the CPU (the b-steps are compiled for sm_100a and
-// never run here): TMEM arithmetic and budgets, every b-step's shape rules and description, and the
-// accumulator handshake of b07/b10 on the host mbarrier model.
+// never run here): TMEM arithmetic and budgets, every b-step's shape rules, that the library refuses to run
+// them off Blackwell, and the accumulator hand-over of b07-b10 on the host mbarrier model.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,7 +9,9 @@
 #include "device/mbarrier_model.hpp"
 #include "device/pipeline.hpp"
 #include "device/sm100/tmem.hpp"
+#include "ladder/ladder.h"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 using namespace ladder;
@@ -29,11 +31,31 @@ TEST(Tmem, AddressAndLaneQuarters) {
   EXPECT_EQ(sm100::warp_lane_base(6), 64u);
 }
 
-TEST(BlackwellSteps, DescribedAsNotRun) {
-  for (const detail::Step* s : detail::registry()) {
-    if (s->arch != detail::Arch::blackwell) continue;
-    EXPECT_NE(std::string(s->change).find("not run"), std::string::npos) << s->id;
+// The b-steps are compiled for sm_100a and not run here. They say so, and the library refuses to launch them
+// on anything but a Blackwell GPU, before it touches a pointer: NO_DEVICE without a GPU, UNSUPPORTED_DEVICE on
+// the H200.
+TEST(BlackwellSteps, NotRunOffBlackwell) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (dev.present && dev.cc == detail::required_cc(detail::Arch::blackwell))
+    GTEST_SKIP() << "a Blackwell GPU is present: the b-steps run here (test_gpu_steps)";
+  const void* fake = reinterpret_cast<const void*>(0x10000);  // 16-byte aligned, never dereferenced
+  void* fake_out = reinterpret_cast<void*>(0x20000);
+  int checked = 0;
+  for (const StepInfo& info : steps()) {
+    if (info.arch != "blackwell") continue;
+    SCOPED_TRACE(info.id);
+    ++checked;
+    EXPECT_EQ(info.target, "sm_100a");
+    EXPECT_NE(info.change.find("not run"), std::string::npos) << "the description must say it is not run";
+    EXPECT_EQ(resolve(info.id, 128, 128, 64), info.id);  // every b-step accepts 128×128×64
+    const int rc = ladder_gemm(fake, fake, fake_out, 128, 128, 64, info.id.c_str(), nullptr);
+    EXPECT_EQ(rc, dev.present ? LADDER_ERROR_UNSUPPORTED_DEVICE : LADDER_ERROR_NO_DEVICE) << ladder_last_error();
+    EXPECT_NE(std::string(ladder_last_error()).find(dev.present ? "needs a Blackwell (sm_100) GPU" : "GPU"),
+              std::string::npos)
+        << ladder_last_error();
+    EXPECT_FALSE(why_not(info.id, 128, 128, 64).empty());
   }
+  EXPECT_GE(checked, 10);
 }
 
 TEST(BlackwellSteps, ShapeRulesMatchTheHopperTwins) {
@@ -47,30 +69,75 @@ TEST(BlackwellSteps, ShapeRulesMatchTheHopperTwins) {
   EXPECT_NE(why_not("b03", 256, 256, 64, {.lda = 128}).find("dense rows"), std::string::npos);
 }
 
-// The accumulator handshake of b07 (one TMEM accumulator) and b10 (two), on the host mbarrier model:
-// the MMA warp waits tmem_empty[stage] with PipelineState::producer_phase(), commits to tmem_full[stage];
-// the epilogue waits tmem_full[stage] with .phase and arrives on tmem_empty[stage].
+// The accumulator hand-over of b07-b10 on the host mbarrier model: the kernels' own AccumulatorRing
+// (device/pipeline.hpp) decides which barrier phase each side waits for; this harness only does what the
+// kernels do around it: the MMA issuer waits tmem_empty[stage], commits to tmem_full[stage]; the epilogue waits
+// tmem_full[stage] and arrives on tmem_empty[stage].
 namespace {
-template <int STAGES>
-struct AccumulatorRing {
+template <int STAGES, class Ring = AccumulatorRing<STAGES>>
+struct Handover {
   std::vector<model::Mbarrier> full, empty;
-  PipelineState<STAGES> mma, epi;
-  AccumulatorRing() : full(STAGES, model::Mbarrier(1)), empty(STAGES, model::Mbarrier(1)) {}
-  bool mma_may_start() const { return empty[mma.stage].try_wait_parity(mma.producer_phase()); }
+  Ring mma, epi;
+  int committed = 0, drained = 0;  // tiles
+  Handover() : full(STAGES, model::Mbarrier(1)), empty(STAGES, model::Mbarrier(1)) {}
+  bool mma_may_start() const { return empty[mma.stage()].try_wait_parity(mma.mma_parity()); }
   void mma_commit() {
-    full[mma.stage].arrive();
-    mma.advance();
+    full[mma.stage()].arrive();
+    mma.next_tile();
+    ++committed;
   }
-  bool epilogue_may_start() const { return full[epi.stage].try_wait_parity(epi.phase); }
+  bool epilogue_may_start() const { return full[epi.stage()].try_wait_parity(epi.epilogue_parity()); }
   void epilogue_release() {
-    empty[epi.stage].arrive();
-    epi.advance();
+    empty[epi.stage()].arrive();
+    epi.next_tile();
+    ++drained;
   }
+};
+
+// Every interleaving of the two sides over `tiles` tiles: no side waits forever, the epilogue never reads a tile
+// before it is committed, and the MMA issuer never overwrites an accumulator that is not yet drained. Returns
+// the first violation, or "".
+template <int STAGES, class Ring = AccumulatorRing<STAGES>>
+std::string explore(Handover<STAGES, Ring> h, int tiles) {
+  if (h.drained == tiles) return {};
+  const bool mma = h.committed < tiles && h.mma_may_start(), epi = h.epilogue_may_start();
+  if (mma && h.committed - h.drained >= STAGES) return "the MMA issuer overwrote an accumulator not yet drained";
+  if (epi && h.drained >= h.committed) return "the epilogue read an accumulator before its tile was committed";
+  if (!mma && !epi) return "deadlock after " + std::to_string(h.committed) + " commits, " + std::to_string(h.drained) +
+                           " drains";
+  std::string why;
+  if (mma) {
+    auto next = h;
+    next.mma_commit();
+    why = explore(next, tiles);
+  }
+  if (why.empty() && epi) {
+    auto next = h;
+    next.epilogue_release();
+    why = explore(next, tiles);
+  }
+  return why;
+}
+
+// A wrong ring, to show that the exploration can fail: the epilogue waits with the MMA side's parity.
+template <int STAGES>
+struct EpilogueWithProducerParity : AccumulatorRing<STAGES> {
+  constexpr uint32_t epilogue_parity() const { return this->cursor.producer_phase(); }
 };
 }  // namespace
 
+TEST(AccumulatorRing, EveryInterleavingIsSafeAndLive) {
+  EXPECT_EQ(explore(Handover<1>{}, 6), "");  // b07, b08, b09: one accumulator
+  EXPECT_EQ(explore(Handover<2>{}, 7), "");  // b10: two
+}
+
+TEST(AccumulatorRing, TheExplorationCatchesAWrongParity) {
+  EXPECT_NE(explore(Handover<1, EpilogueWithProducerParity<1>>{}, 4), "");
+  EXPECT_NE(explore(Handover<2, EpilogueWithProducerParity<2>>{}, 4), "");
+}
+
 TEST(AccumulatorRing, OneStageAlternatesMmaAndEpilogue) {
-  AccumulatorRing<1> r;
+  Handover<1> r;
   for (int tile = 0; tile < 5; ++tile) {
     SCOPED_TRACE(tile);
     ASSERT_TRUE(r.mma_may_start());  // tile 0: the fresh barrier's phase −1 counts as complete
@@ -86,11 +153,11 @@ TEST(AccumulatorRing, EmptySideStartingAtParityZeroDeadlocks) {
   model::Mbarrier tmem_empty(1), tmem_full(1);
   EXPECT_FALSE(tmem_empty.try_wait_parity(0));  // the MMA warp would wait for a release that never comes…
   EXPECT_FALSE(tmem_full.try_wait_parity(0));   // …because the epilogue waits for the MMA first
-  EXPECT_TRUE(tmem_empty.try_wait_parity(PipelineState<1>{}.producer_phase()));
+  EXPECT_TRUE(tmem_empty.try_wait_parity(AccumulatorRing<1>{}.mma_parity()));
 }
 
 TEST(AccumulatorRing, TwoStagesLetTheMmaRunOneTileAhead) {
-  AccumulatorRing<2> r;
+  Handover<2> r;
   ASSERT_TRUE(r.mma_may_start());
   r.mma_commit();  // tile 0 → stage 0
   ASSERT_TRUE(r.mma_may_start());

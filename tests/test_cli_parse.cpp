@@ -1,6 +1,11 @@
 // The CLI's parsing and CSV output.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ladder/ladder.hpp"
 #include "report.hpp"
 
 using namespace ladder::cli;
@@ -40,8 +45,23 @@ TEST(CliParse, StepSelection) {
   EXPECT_EQ(select_steps("h01"), (std::vector<std::string>{"h01"}));
   EXPECT_EQ(select_steps("h01-h03"), (std::vector<std::string>{"h01", "h02", "h03"}));
   EXPECT_EQ(select_steps("h03,best"), (std::vector<std::string>{"h03", "best"}));
-  EXPECT_GE(select_steps("hopper").size(), 3u);
-  EXPECT_GE(select_steps("all").size(), select_steps("hopper").size());
+  // The architectures select their whole ladder in ladder order, "all" both: hopper's ends with best.
+  std::vector<std::string> hopper, blackwell, all;
+  for (const ladder::StepInfo& s : ladder::steps()) {
+    all.push_back(s.id);
+    (s.arch == "hopper" ? hopper : blackwell).push_back(s.id);
+  }
+  EXPECT_EQ(select_steps("hopper"), hopper);
+  EXPECT_EQ(select_steps("blackwell"), blackwell);
+  EXPECT_EQ(select_steps("all"), all);
+  EXPECT_EQ(select_steps("hopper,blackwell"), all);
+  ASSERT_GE(hopper.size(), 11u);
+  EXPECT_EQ(hopper.front(), "h01");
+  EXPECT_EQ(hopper.back(), "best");
+  ASSERT_GE(blackwell.size(), 10u);
+  EXPECT_EQ(blackwell.front(), "b01");
+  EXPECT_EQ(select_steps("h09-best"), (std::vector<std::string>(hopper.begin() + 8, hopper.end())));
+  EXPECT_EQ(select_steps("best,b01"), (std::vector<std::string>{"best", "b01"}));
   EXPECT_THROW(select_steps("h42"), std::invalid_argument);
   EXPECT_THROW(select_steps("h01-h42"), std::invalid_argument);
 }

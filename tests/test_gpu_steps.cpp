@@ -3,18 +3,20 @@
 // cases skip with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "harness/device_info.hpp"
 #include "harness/harness.hpp"
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
-#include "tuning.hpp"
+#include "runtime/tuning.hpp"
 
 using namespace ladder;
 
@@ -52,12 +54,22 @@ std::vector<Case> cases() {
 
 class StepCheck : public ::testing::TestWithParam<Case> {};
 
+// Runs without a GPU: the case list itself covers the registry (a step whose rules accept none of kShapes would
+// otherwise go untested without anyone noticing).
+TEST(GpuCases, EveryRegisteredStepHasOne) {
+  const std::vector<Case> all = cases();
+  for (const detail::Step* s : detail::registry()) {
+    const auto n = std::count_if(all.begin(), all.end(), [&](const Case& c) { return c.step == s->id; });
+    EXPECT_GE(n, 1) << s->id << " accepts none of the GPU test shapes";
+  }
+}
+
 TEST_P(StepCheck, MatchesReferences) {
   const Case& c = GetParam();
   const detail::Step* s = detail::find_step(c.step);
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(s->arch); !why.empty()) GTEST_SKIP() << c.step << " " << why;
+  if (std::string why = detail::arch_support(s->arch); !why.empty()) GTEST_SKIP() << c.step << " " << why;
   const harness::CheckResult r = harness::check_step(c.step, c.M, c.N, c.K, c.seed);
   ASSERT_EQ(r.status, harness::Status::pass) << r.reason;
   EXPECT_TRUE(r.vs_cublas.pass) << r.vs_cublas.detail();
@@ -79,7 +91,7 @@ INSTANTIATE_TEST_SUITE_P(AllSteps, StepCheck, ::testing::ValuesIn(cases()), [](c
 // The verifier itself on the GPU: a correct result passes, one corrupted element or an unwritten (NaN)
 // element fails.
 TEST(GpuVerifier, CatchesCorruptionAndPoison) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
   const int64_t M = 256, N = 256, K = 512;
   harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
@@ -94,6 +106,7 @@ TEST(GpuVerifier, CatchesCorruptionAndPoison) {
   ASSERT_EQ(cudaMemcpy(D.get() + 77 * N + 5, &big, 2, cudaMemcpyHostToDevice), cudaSuccess);
   harness::Verdict v = harness::compare(D.get(), N, ref.get(), M, N, K, nullptr);
   EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.over_bound, 1);
   EXPECT_EQ(v.worst_row, 77);
   EXPECT_EQ(v.worst_col, 5);
   harness::fill_poison(D.get() + 1000, 1, nullptr);
@@ -105,9 +118,9 @@ TEST(GpuVerifier, CatchesCorruptionAndPoison) {
 // best with leading dimensions, K % 8 != 0 and pointers that are only fp16-aligned: against a CPU double
 // reference computed with the same strides.
 TEST(Best, StridedUnalignedAnyK) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
   struct S { int64_t M, N, K, lda, ldb, ldd, off; };
   for (const S& c : {S{257, 131, 77, 80, 83, 133, 1}, S{64, 512, 1000, 1000, 1003, 520, 0}, S{300, 17, 5, 7, 9, 17, 3},
                      S{1, 1, 1, 1, 1, 1, 1}, S{128, 256, 520, 528, 520, 264, 8}}) {
@@ -137,9 +150,50 @@ TEST(Best, StridedUnalignedAnyK) {
   }
 }
 
+// The small-M family's split reduction (partial tiles summed across the cluster in rank order) gives the same
+// bits on every run and on two streams at once, for every split the cost model or a tuning run may pick.
+TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h12 " << why;
+  const detail::Tuning saved = detail::tuning();
+  for (int split : {2, 8, 16})
+    for (const auto& [M, N, K] : std::vector<std::array<int64_t, 3>>{{1, 4096, 4096}, {16, 1000, 4104}, {64, 2048, 8192}}) {
+      detail::Tuning t = saved;
+      t.split = split;
+      detail::set_tuning(t);
+      harness::DeviceBuffer<__half> A(M * K), B(N * K), D1(M * N), D2(M * N);
+      harness::fill_random(A.get(), A.size(), 21, nullptr);
+      harness::fill_random(B.get(), B.size(), 22, nullptr);
+      cudaStream_t s1 = nullptr, s2 = nullptr;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<__half> first;
+      for (int run = 0; run < 10; ++run) {
+        harness::fill_poison(D1.get(), D1.size(), s1);
+        harness::fill_poison(D2.get(), D2.size(), s2);
+        gemm(A.get(), B.get(), D1.get(), M, N, K, "h12", s1);  // the two run concurrently
+        gemm(A.get(), B.get(), D2.get(), M, N, K, "h13", s2);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        std::vector<__half> d1(M * N), d2(M * N);
+        cudaMemcpy(d1.data(), D1.get(), d1.size() * 2, cudaMemcpyDeviceToHost);
+        cudaMemcpy(d2.data(), D2.get(), d2.size() * 2, cudaMemcpyDeviceToHost);
+        ASSERT_EQ(std::memcmp(d1.data(), d2.data(), d1.size() * 2), 0) << "split " << split << " run " << run;
+        if (run == 0) first = d1;
+        ASSERT_EQ(std::memcmp(d1.data(), first.data(), d1.size() * 2), 0) << "split " << split << " run " << run;
+      }
+      cudaStreamDestroy(s1);
+      cudaStreamDestroy(s2);
+      const harness::CheckResult r = harness::check_step("h12", M, N, K, 23);  // and right, under this split
+      EXPECT_EQ(r.status, harness::Status::pass) << "split " << split << ": " << r.reason;
+    }
+  detail::set_tuning(saved);
+}
+
 // A step built for another architecture is refused with a clear error and launches nothing.
 TEST(Device, OtherArchitectureIsRefused) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
   const char* other = dev.cc == 90 ? "b03" : "h03";
   harness::DeviceBuffer<__half> A(128 * 64), B(128 * 64), D(128 * 128);
@@ -150,9 +204,9 @@ TEST(Device, OtherArchitectureIsRefused) {
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
   for (const char* step : {"best", "h10", "h09", "h08"}) {
     const harness::CheckResult r = harness::check_step(step, 1024, 1024, 1024, 5);
     EXPECT_EQ(r.status, harness::Status::pass) << step << ": " << r.reason;
@@ -164,10 +218,10 @@ TEST(Regression, ClusterStepsRunInAnyOrder) {
 // than clusters (the 192-wide cooperative tile), all split. The trace proves a split was taken; the check
 // proves the partials were summed once each, in a fixed order (bit-identical reruns).
 TEST(StreamK, SplitTilesMatchReferences) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
-  for (const char* step : {"h10", "best"})
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  for (const char* step : {"h11", "best"})
     for (const auto& [M, N, K] :
          std::vector<std::array<int64_t, 3>>{{8192, 8192, 8192}, {1536, 1536, 16384}, {1504, 1544, 16000}}) {
       const detail::Tuning saved = detail::tuning();
@@ -190,9 +244,9 @@ TEST(StreamK, SplitTilesMatchReferences) {
 
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
 TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = harness::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
   const int64_t M = 512, N = 512, K = 4096;  // 64 K-tiles: plenty of early returns
   const harness::CheckResult good = harness::check_step("h04", M, N, K, 3);
   EXPECT_EQ(good.status, harness::Status::pass) << good.reason;
@@ -200,6 +254,35 @@ TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
   EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed the injected phase bug";
   EXPECT_FALSE(bad.vs_cublas.pass);
   EXPECT_THROW(harness::check_step("h04", M, N, K, 3, "no-such-fault"), Error);
+}
+
+// One element a quarter off at 4096³: far inside the normwise bound (which would let ~100 through), over the
+// elementwise one.
+TEST(FaultInjection, OneWrongElementIsCaughtElementwise) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  const int64_t M = 4096, N = 4096, K = 4096;
+  const harness::CheckResult bad = harness::check_step("h04", M, N, K, 3, "corrupt-one-element");
+  EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed one wrong element";
+  EXPECT_LE(bad.vs_cublas.rel_err, bad.vs_cublas.bound) << "normwise alone, it would pass";
+  EXPECT_EQ(bad.vs_cublas.nonfinite, 0);
+  EXPECT_EQ(bad.vs_cublas.over_bound, 1) << bad.vs_cublas.detail();
+  EXPECT_EQ(bad.vs_cublas.worst_row, M / 2);
+  EXPECT_EQ(bad.vs_cublas.worst_col, N / 2);
+  EXPECT_NE(bad.reason.find("1 over"), std::string::npos) << bad.reason;
+}
+
+// One 8×8 block of D left unwritten: the poison (NaN) is still there, and only there.
+TEST(FaultInjection, SkippedFragmentIsCaught) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  const harness::CheckResult bad = harness::check_step("h04", 512, 384, 512, 3, "skip-fragment");
+  EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed an unwritten fragment";
+  EXPECT_EQ(bad.vs_cublas.nonfinite, 64) << bad.vs_cublas.detail();
+  EXPECT_EQ(bad.vs_cublas.over_bound, 0);
+  EXPECT_NE(bad.reason.find("non-finite 64"), std::string::npos) << bad.reason;
 }
 
 }  // namespace

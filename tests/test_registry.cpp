@@ -1,13 +1,22 @@
 // The registry, argument validation and the C ABI: all of it runs without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <regex>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "harness/device_info.hpp"
 #include "harness/harness.hpp"
 #include "ladder/ladder.h"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 using namespace ladder;
@@ -16,7 +25,7 @@ namespace {
 // A 16-byte aligned address that is never dereferenced: validation rejects these calls first.
 const void* kFake = reinterpret_cast<const void*>(0x10000);
 void* kFakeOut = reinterpret_cast<void*>(0x20000);
-bool has_gpu() { return harness::current_device().present; }
+bool has_gpu() { return detail::current_device().present; }
 }  // namespace
 
 TEST(Registry, IdsUniqueOrderedAndDescribed) {
@@ -34,9 +43,126 @@ TEST(Registry, IdsUniqueOrderedAndDescribed) {
     EXPECT_NE(s->launch, nullptr);
     EXPECT_EQ(detail::find_step(s->id), s);
   }
-  EXPECT_EQ(detail::registry().front()->id, "h01");
   EXPECT_EQ(detail::find_step("nope"), nullptr);
-  EXPECT_EQ(steps().size(), detail::registry().size());
+}
+
+// The registry's order is the ladder's: h01, h02, … without gaps, then best (which picks among them), then b01,
+// b02, …; ladder::steps() and the C ABI list the same steps in the same order.
+TEST(Registry, OrderIsTheLadders) {
+  const auto reg = detail::registry();
+  auto numbered = [](char arch, int n) {
+    char id[8];
+    std::snprintf(id, sizeof id, "%c%02d", arch, n);
+    return std::string(id);
+  };
+  size_t i = 0;
+  int hopper = 0, blackwell = 0;
+  for (; i < reg.size() && reg[i]->id != "best"; ++i) {
+    EXPECT_EQ(reg[i]->arch, detail::Arch::hopper) << reg[i]->id;
+    EXPECT_EQ(reg[i]->id, numbered('h', ++hopper));
+  }
+  ASSERT_LT(i, reg.size()) << "no best";
+  EXPECT_EQ(reg[i++]->arch, detail::Arch::hopper);
+  for (; i < reg.size(); ++i) {
+    EXPECT_EQ(reg[i]->arch, detail::Arch::blackwell) << reg[i]->id;
+    EXPECT_EQ(reg[i]->id, numbered('b', ++blackwell));
+  }
+  EXPECT_GE(hopper, 10);  // the book's ten steps on each ladder
+  EXPECT_GE(blackwell, 10);
+
+  const std::vector<StepInfo> infos = steps();
+  ASSERT_EQ(infos.size(), reg.size());
+  ASSERT_EQ(ladder_step_count(), static_cast<int>(reg.size()));
+  for (size_t j = 0; j < reg.size(); ++j) {
+    EXPECT_EQ(infos[j].id, reg[j]->id);
+    EXPECT_EQ(infos[j].arch, detail::arch_name(reg[j]->arch));
+    EXPECT_EQ(infos[j].target, detail::arch_target(reg[j]->arch));
+    EXPECT_EQ(infos[j].shapes, reg[j]->shapes);
+    EXPECT_STREQ(ladder_step_id(static_cast<int>(j)), reg[j]->id.data());
+  }
+}
+
+// Each step's `shapes` text (what `ladder list` and ladder::steps() show) is read as rules and held against its
+// check() on a grid of problems: both must accept the same ones. The text's grammar: clauses separated by ';' or
+// ',', remarks in parentheses; "any …" and "… aligned pointers" constrain nothing checked here (validation and
+// the pointer check do); "X == v" and "X % m == 0", where names listed before share the rule ("lda, ldb % 8 ==
+// 0"); and "dense rows".
+namespace {
+using Rule = std::function<bool(const detail::Problem&)>;
+
+int64_t field(const detail::Problem& p, const std::string& name) {
+  if (name == "M") return p.M;
+  if (name == "N") return p.N;
+  if (name == "K") return p.K;
+  if (name == "lda") return p.lda;
+  if (name == "ldb") return p.ldb;
+  if (name == "ldd") return p.ldd;
+  throw std::invalid_argument("unknown name '" + name + "'");
+}
+
+// The rules of a shapes text; throws std::invalid_argument on text outside the grammar.
+std::vector<Rule> read_shapes(std::string text) {
+  text = std::regex_replace(text, std::regex("\\([^)]*\\)"), "");
+  std::vector<Rule> rules;
+  const std::regex equal("^(\\w+) *== *(\\d+)$"), multiple("^(\\w+) *% *(\\d+) *== *0$"), name("^\\w+$");
+  std::stringstream clauses(text);
+  for (std::string clause; std::getline(clauses, clause, ';');) {
+    clause = std::regex_replace(clause, std::regex("^ +| +$"), "");
+    if (clause.rfind("any ", 0) == 0 || clause.find("aligned pointers") != std::string::npos) continue;
+    if (clause == "dense rows") {
+      rules.push_back([](const detail::Problem& p) { return p.lda == p.K && p.ldb == p.K && p.ldd == p.N; });
+      continue;
+    }
+    std::vector<std::string> names;
+    std::stringstream tokens(clause);
+    for (std::string t; std::getline(tokens, t, ',');) {
+      t = std::regex_replace(t, std::regex("^ +| +$"), "");
+      std::smatch m;
+      if (std::regex_match(t, name)) {
+        names.push_back(t);
+        continue;
+      }
+      const bool eq = std::regex_match(t, m, equal);
+      if (!eq && !std::regex_match(t, m, multiple)) throw std::invalid_argument("cannot read '" + t + "'");
+      names.push_back(m[1]);
+      const int64_t v = std::stoll(m[2]);
+      for (const std::string& n : names) {
+        field({}, n);  // a known name
+        rules.push_back([n, v, eq](const detail::Problem& p) { return eq ? field(p, n) == v : field(p, n) % v == 0; });
+      }
+      names.clear();
+    }
+    if (!names.empty()) throw std::invalid_argument("no rule for '" + names.front() + "' in '" + clause + "'");
+  }
+  return rules;
+}
+}  // namespace
+
+TEST(Registry, ShapesTextAgreesWithCheck) {
+  for (const detail::Step* s : detail::registry()) {
+    SCOPED_TRACE(std::string(s->id) + ": \"" + std::string(s->shapes) + "\"");
+    std::vector<Rule> rules;
+    ASSERT_NO_THROW(rules = read_shapes(std::string(s->shapes)));
+    int disagreements = 0, accepted = 0;
+    for (int64_t M : {1, 64, 128, 200, 256})
+      for (int64_t N : {8, 64, 128, 130, 256})
+        for (int64_t K : {7, 8, 64, 96, 128})
+          for (int v = 0; v < 7; ++v) {
+            // dense; one of lda, ldb, ldd longer by 8 (rows stay 16-byte aligned); or by 1 (they do not)
+            const int64_t pad = v == 0 ? 0 : v <= 3 ? 8 : 1, which = (v + 2) % 3;
+            const int64_t lda = K + (which == 0) * pad, ldb = K + (which == 1) * pad, ldd = N + (which == 2) * pad;
+            const detail::Problem p{nullptr, nullptr, nullptr, M, N, K, lda, ldb, ldd};
+            const bool by_text = std::all_of(rules.begin(), rules.end(), [&](const Rule& r) { return r(p); });
+            const std::string why = s->check(p);
+            accepted += why.empty();
+            if (by_text != why.empty() && ++disagreements <= 3)
+              ADD_FAILURE() << M << "x" << N << "x" << K << " lda " << lda << " ldb " << ldb << " ldd " << ldd
+                            << ": the text " << (by_text ? "accepts" : "rejects") << " it, check() "
+                            << (why.empty() ? "accepts it" : "says: " + why);
+          }
+    EXPECT_EQ(disagreements, 0);
+    EXPECT_GT(accepted, 0);
+  }
 }
 
 TEST(Registry, ShapeConstraintsNameTheRule) {
@@ -49,6 +175,11 @@ TEST(Registry, ShapeConstraintsNameTheRule) {
   EXPECT_NE(why_not("h03", 128, 130, 64).find("N must be a multiple of 128"), std::string::npos);
   EXPECT_NE(why_not("h03", 128, 128, 100).find("K must be a multiple of 64"), std::string::npos);
   EXPECT_NE(why_not("h03", 256, 256, 64, {.lda = 128}).find("dense rows"), std::string::npos);
+  // The grid's y dimension holds at most 65535 tiles of N (steps 03-05 of both ladders).
+  for (const char* step : {"h03", "h04", "h05", "b03", "b04", "b05"})
+    EXPECT_NE(why_not(step, 128, 128 * 65536, 64).find("N must be at most 65535*128 (grid y limit)"), std::string::npos)
+        << step;
+  EXPECT_EQ(why_not("h04", 128, 128 * 65535, 64).find("grid y"), std::string::npos);
 }
 
 TEST(Registry, BestAcceptsAnyShape) {
@@ -68,7 +199,7 @@ TEST(CApi, BestTakesFp16AlignedPointersOnly) {
 
 TEST(CApi, StepEnumeration) {
   ASSERT_EQ(ladder_step_count(), static_cast<int>(detail::registry().size()));
-  EXPECT_STREQ(ladder_step_id(0), "h01");
+  EXPECT_STREQ(ladder_step_id(0), "h01");  // the whole order: Registry.OrderIsTheLadders
   EXPECT_EQ(ladder_step_id(-1), nullptr);
   EXPECT_EQ(ladder_step_id(ladder_step_count()), nullptr);
 }
@@ -112,9 +243,19 @@ TEST(CppApi, ThrowsErrorWithTheSameCode) {
   EXPECT_THROW(resolve("zz", 128, 128, 64), Error);
 }
 
-TEST(Verification, BoundScalesWithK) {
+TEST(Verification, BoundsScaleWithKAndTheOutputFormat) {
   EXPECT_LT(harness::error_bound(64), harness::error_bound(16384));
   EXPECT_NEAR(harness::error_bound(0), 2.0 / 2048, 1e-12);
+  EXPECT_LT(harness::element_bound(64, 1.0).abs, harness::element_bound(16384, 1.0).abs);
+  // One rounding of the result, doubled, relative to |ref|: fp16 2·2⁻¹¹, bf16 2·2⁻⁸, fp32 2·2⁻²⁴.
+  EXPECT_EQ(harness::element_bound(1024, 1.0).rel, 0x1p-10);
+  EXPECT_EQ(harness::element_bound(1024, 1.0, harness::kUnitRoundoffBF16).rel, 0x1p-7);
+  EXPECT_EQ(harness::element_bound(1024, 1.0, harness::kUnitRoundoffF32).rel, 0x1p-23);
+  // The absolute term scales with the typical magnitude of an element.
+  EXPECT_DOUBLE_EQ(harness::element_bound(1024, 8.0).abs, 8 * harness::element_bound(1024, 1.0).abs);
+  // Inputs uniform in [-1, 1) (rms √K/3): never tighter than 2⁻¹⁰·|ref| + 10⁻⁴·√K, which best meets everywhere.
+  for (int64_t K : {1, 8, 64, 777, 1111, 4096, 16384, 65536})
+    EXPECT_GE(harness::element_bound(K, std::sqrt(double(K)) / 3).abs, 1e-4 * std::sqrt(double(K))) << K;
 }
 
 TEST(Verification, HostCompareCatchesNaNAndWrongElements) {
@@ -125,10 +266,39 @@ TEST(Verification, HostCompareCatchesNaNAndWrongElements) {
   got[13] += 0.5;  // one wrong element
   harness::Verdict v = harness::compare_host(got, ref, M, N, K);
   EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.over_bound, 1);
   EXPECT_EQ(v.worst_row, 1);
   EXPECT_EQ(v.worst_col, 5);
   got[13] = std::nan("");
   v = harness::compare_host(got, ref, M, N, K);
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.nonfinite, 1);
+  EXPECT_EQ(v.over_bound, 0);
+}
+
+// The issue this bound was made for: at 4096³ sizes one element a quarter off hides in the norm.
+TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
+  const int64_t M = 512, N = 512, K = 4096;
+  const double sigma = std::sqrt(double(K)) / 3;  // the rms of a dot product of inputs uniform in [-1, 1)
+  std::vector<double> ref(M * N), got(M * N);
+  uint64_t x = 12345;
+  for (int64_t i = 0; i < M * N; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    ref[i] = (static_cast<double>(x >> 11) * 0x1p-53 * 6 - 3) * sigma;  // uniform in ±3σ
+    got[i] = __half2float(__float2half_rn(static_cast<float>(ref[i])));  // one correct fp16 rounding
+  }
+  harness::Verdict v = harness::compare_host(got, ref, M, N, K);
+  ASSERT_TRUE(v.pass) << v.detail();
+  EXPECT_LE(v.worst_ratio, 0.5) << "one fp16 rounding uses at most half of the elementwise bound";
+
+  const int64_t at = 300 * N + 77;
+  got[at] = __half2float(__float2half_rn(static_cast<float>(got[at] + 0.25)));
+  v = harness::compare_host(got, ref, M, N, K);
+  EXPECT_LE(v.rel_err, v.bound) << "normwise, the wrong element passes";
+  EXPECT_FALSE(v.pass) << v.detail();
+  EXPECT_EQ(v.over_bound, 1);
+  EXPECT_EQ(v.worst_row, 300);
+  EXPECT_EQ(v.worst_col, 77);
+  EXPECT_GT(v.worst_ratio, 1.5);
+  EXPECT_NE(v.detail().find("1 over"), std::string::npos) << v.detail();
 }

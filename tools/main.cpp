@@ -8,14 +8,14 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "harness/device_info.hpp"
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
 #include "ladder_version.hpp"
 #include "phase_table.hpp"
 #include "report.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
-#include "tuning.hpp"
+#include "runtime/tuning.hpp"
 
 namespace {
 
@@ -61,7 +61,7 @@ void progress(size_t done, size_t total, const std::string& what) {
 
 // Returns 0 when some selected step can run here; prints why not and returns 2 otherwise.
 int require_runnable(const std::vector<std::string>& ids, const char* verb) {
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) {
     std::cerr << "ladder " << verb << ": needs an NVIDIA GPU: Hopper (sm_90, e.g. H100/H200) for the h-steps, "
               << "Blackwell (sm_100, e.g. B200) for the b-steps.\n"
@@ -71,21 +71,21 @@ int require_runnable(const std::vector<std::string>& ids, const char* verb) {
   }
   for (const std::string& id : ids) {
     const detail::Step* s = detail::find_step(id);
-    if (id == "best" || (s && harness::arch_support(s->arch).empty())) return 0;
+    if (id == "best" || (s && detail::arch_support(s->arch).empty())) return 0;
   }
-  std::cerr << "ladder " << verb << ": none of the selected steps can run on " << harness::describe(dev) << ": "
-            << harness::arch_support(detail::find_step(ids.front()) ? detail::find_step(ids.front())->arch
+  std::cerr << "ladder " << verb << ": none of the selected steps can run on " << detail::describe(dev) << ": "
+            << detail::arch_support(detail::find_step(ids.front()) ? detail::find_step(ids.front())->arch
                                                                     : detail::Arch::hopper)
             << "\n";
   return kExitCannotRun;
 }
 
 int cmd_list() {
-  const harness::DeviceInfo dev = harness::current_device();
-  std::printf("GPU: %s\n\n", harness::describe(dev).c_str());
+  const detail::DeviceInfo dev = detail::current_device();
+  std::printf("GPU: %s\n\n", detail::describe(dev).c_str());
   std::printf("%-5s %-9s %-8s %-20s %s\n", "id", "arch", "target", "title", "runs here");
   for (const detail::Step* s : detail::registry()) {
-    const std::string why = harness::arch_support(s->arch);
+    const std::string why = detail::arch_support(s->arch);
     const std::string here = why.empty() ? "yes" : (dev.present ? "no: " + why : "no GPU");
     std::printf("%-5s %-9s %-8s %-20s %s\n", std::string(s->id).c_str(), std::string(detail::arch_name(s->arch)).c_str(),
                 std::string(detail::arch_target(s->arch)).c_str(), std::string(s->title).c_str(), here.c_str());
@@ -169,9 +169,9 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
   const std::vector<std::string> tunes = split_tunes(tune_text);
   if (int rc = require_runnable(ids, "bench")) return rc;
 
-  const harness::DeviceInfo dev = harness::current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   const cli::RunInfo info{dev.name, LADDER_GIT_COMMIT, cli::utc_now()};
-  std::printf("ladder bench · %s · commit %s · %s\n", harness::describe(dev).c_str(), info.commit.c_str(),
+  std::printf("ladder bench · %s · commit %s · %s\n", detail::describe(dev).c_str(), info.commit.c_str(),
               info.date.c_str());
   std::printf("cuBLAS cublasGemmEx (fp16 in/out, fp32 compute) timed in this process, interleaved, same data, "
               "inputs rotated over >= 2.5x L2; median of CUDA-event samples.\n\n");

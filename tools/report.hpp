@@ -20,7 +20,7 @@ std::vector<Shape> parse_shapes(const std::string& text);
 // Only m given: squares. Otherwise the product of the lists (a missing list follows m).
 std::vector<Shape> make_shapes(const std::vector<int64_t>& m, const std::vector<int64_t>& n,
                                const std::vector<int64_t>& k);
-// "check" (small, every step's accepted shapes), "bench" (4096³, 8192³), "standard" (LADDER.md's set).
+// "check" (small, every step's accepted shapes), "bench" (4096³, 8192³), "standard" (docs/design.md's set).
 // Throws std::invalid_argument for an unknown name.
 std::vector<Shape> suite(const std::string& name);
 

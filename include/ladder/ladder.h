@@ -13,6 +13,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+#include "ladder/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,12 +32,12 @@ enum ladder_status {
 };
 
 /* D = A·Bᵀ with dense rows (lda = ldb = K, ldd = N). step: an id such as "h03", or NULL / "best". */
-int ladder_gemm(const void* A, const void* B, void* D, int64_t M, int64_t N, int64_t K, const char* step,
-                cudaStream_t stream);
+LADDER_API int ladder_gemm(const void* A, const void* B, void* D, int64_t M, int64_t N, int64_t K, const char* step,
+                           cudaStream_t stream);
 
 /* Same with leading dimensions in elements (lda >= K, ldb >= K, ldd >= N). */
-int ladder_gemm_ld(const void* A, int64_t lda, const void* B, int64_t ldb, void* D, int64_t ldd, int64_t M,
-                   int64_t N, int64_t K, const char* step, cudaStream_t stream);
+LADDER_API int ladder_gemm_ld(const void* A, int64_t lda, const void* B, int64_t ldb, void* D, int64_t ldd, int64_t M,
+                              int64_t N, int64_t K, const char* step, cudaStream_t stream);
 
 /* ---- The descriptor-based entry point: dtypes, leading dimensions, a fused epilogue ----------------------
  *
@@ -99,16 +101,16 @@ struct ladder_gemm_desc {
 };
 
 /* A descriptor for D = A·Bᵀ (dense, fp16, alpha = 1, beta = 0, no epilogue): set the pointers and sizes. */
-void ladder_gemm_desc_init(struct ladder_gemm_desc* desc);
+LADDER_API void ladder_gemm_desc_init(struct ladder_gemm_desc* desc);
 /* Checks everything (arguments, dtypes, epilogue, step, device) and launches on `stream`. */
-int ladder_gemm_v2(const struct ladder_gemm_desc* desc, cudaStream_t stream);
+LADDER_API int ladder_gemm_v2(const struct ladder_gemm_desc* desc, cudaStream_t stream);
 /* The kernel that ladder_gemm_v2 would launch for this descriptor, in words ("h12 small-M: ..."), without
  * launching; NULL on error (then ladder_last_error()). The string is valid until the next call on this thread. */
-const char* ladder_gemm_plan(const struct ladder_gemm_desc* desc);
+LADDER_API const char* ladder_gemm_plan(const struct ladder_gemm_desc* desc);
 
-const char* ladder_last_error(void);
-int ladder_step_count(void);
-const char* ladder_step_id(int i); /* NULL when i is out of range */
+LADDER_API const char* ladder_last_error(void);
+LADDER_API int ladder_step_count(void);
+LADDER_API const char* ladder_step_id(int i); /* NULL when i is out of range */
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
 
 namespace ladder {
 
-class Error : public std::runtime_error {
+class LADDER_API Error : public std::runtime_error {
  public:
   Error(ladder_status code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ladder_status code() const noexcept { return code_; }
@@ -35,25 +35,25 @@ struct StepInfo {
   std::string shapes;      // the shapes and alignments it accepts
 };
 
-std::vector<StepInfo> steps();
+LADDER_API std::vector<StepInfo> steps();
 
 // Leading dimensions in elements; 0 means dense (K, K, N).
 struct Strides {
   int64_t lda = 0, ldb = 0, ldd = 0;
 };
 
-void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K,
-          std::string_view step = "best", cudaStream_t stream = nullptr, Strides strides = {});
+LADDER_API void gemm(const __half* A, const __half* B, __half* D, int64_t M, int64_t N, int64_t K,
+                     std::string_view step = "best", cudaStream_t stream = nullptr, Strides strides = {});
 
 // The descriptor form (include/ladder/ladder.h): bf16, fp32 output, the fused epilogue.
-void gemm(const ladder_gemm_desc& desc, cudaStream_t stream = nullptr);
+LADDER_API void gemm(const ladder_gemm_desc& desc, cudaStream_t stream = nullptr);
 // What gemm(desc) would launch, in words: the step, the kernel family, its tile and split (throws like gemm).
-std::string plan(const ladder_gemm_desc& desc);
+LADDER_API std::string plan(const ladder_gemm_desc& desc);
 
 // Empty when `step` can run this problem on the current GPU, else the reason (no launch, no throw).
-std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides = {});
+LADDER_API std::string why_not(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides = {});
 
 // The step "best" resolves to for this problem on the current GPU (throws if none accepts it).
-std::string resolve(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides = {});
+LADDER_API std::string resolve(std::string_view step, int64_t M, int64_t N, int64_t K, Strides strides = {});
 
 }  // namespace ladder

@@ -71,16 +71,20 @@ def test_runs_on_the_current_stream_and_writes_out():
 
 @needs_hopper
 def test_strided_rows_reach_the_leading_dimension_entry():
-    wide_a, b = operands(256, 256, 192, seed=3)
-    a = wide_a[:, :128]  # rows 192 elements apart: lda = 192
-    assert a.stride() == (192, 1)
-    try:
-        d = ladder.gemm(a, b[:, :128])
-    except ladder.LadderError as e:  # no step so far takes strided rows; the library says which rule
-        assert e.code is ladder.Status.UNSUPPORTED_SHAPE and "dense rows" in e.message, e
-    else:
-        torch.cuda.synchronize()
-        assert_matches_matmul(d, a, b[:, :128])
+    wide_a, wide_b = operands(256, 256, 192, seed=3)
+    a, b = wide_a[:, :128], wide_b[:, :128]  # rows 192 elements apart: lda = ldb = 192
+    assert a.stride() == (192, 1) and b.stride() == (192, 1)
+    wide_out = torch.full((256, 320), float("nan"), dtype=torch.float16, device="cuda")
+    out = wide_out[:, :256]  # ldd = 320
+    # best takes any leading dimensions: a correct result, and the padding between rows of out untouched
+    assert ladder.gemm(a, b, out=out) is out
+    torch.cuda.synchronize()
+    assert_matches_matmul(out, a, b)
+    assert torch.isnan(wide_out[:, 256:]).all()
+    # h03's copies address dense rows: it refuses strided ones, naming the rule
+    with pytest.raises(ladder.LadderError) as info:
+        ladder.gemm(a, b, step="h03")
+    assert info.value.code is ladder.Status.UNSUPPORTED_SHAPE and "dense rows" in info.value.message, info.value
 
 
 def test_argument_errors_with_real_tensors():

@@ -10,10 +10,13 @@
 #include "blackwell/tile.cuh"
 #include "device/elect.cuh"
 #include "device/mbarrier.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b01";
 
 inline constexpr uint32_t kSmemBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half) + sizeof(uint64_t) + sizeof(uint32_t);
 static_assert(kSmemBytes <= sm100::kMaxSmemPerCta, "SMEM budget: 227 KB per CTA");
@@ -60,23 +63,19 @@ __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __hal
   tmem_release<kTmemCols>(warp == 0, acc);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_equal("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_equal("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_equal("K", p.K, BLK_K); !e.empty()) return e;
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_one_tile(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   one_tile_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D);
-  detail::check_launch("b01");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b01 = {
-    "b01", ladder::detail::Arch::blackwell, "one tile",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "one tile",
     "smallest correct kernel: cooperative copy to SW128 SMEM, one elected thread issues tcgen05.mma "
     "m128n128k16 into TMEM and commits to mma_bar, tcgen05.ld to registers, GMEM (compiled for sm_100a, not run)",
-    "M==128, N==128, K==64", ladder::blackwell::check, ladder::blackwell::launch};
+    "M == 128, N == 128, K == 64; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

@@ -8,10 +8,13 @@
 #include "blackwell/tile.cuh"
 #include "device/elect.cuh"
 #include "device/mbarrier.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b02";
 
 inline constexpr uint32_t kSmemBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half) + sizeof(uint64_t) + sizeof(uint32_t);
 static_assert(kSmemBytes <= sm100::kMaxSmemPerCta, "SMEM budget: 227 KB per CTA");
@@ -58,23 +61,19 @@ __global__ void __launch_bounds__(kWarpgroupThreads) k_loop_kernel(const __half*
   tmem_release<kTmemCols>(warp == 0, acc);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_equal("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_equal("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_multiple("K", p.K, BLK_K); !e.empty()) return e;
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_k_loop(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   k_loop_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.K);
-  detail::check_launch("b02");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b02 = {
-    "b02", ladder::detail::Arch::blackwell, "K-loop",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "K-loop",
     "loop K-tiles through the same SMEM buffers into one TMEM accumulator; accumulate = (i != 0); one mma_bar "
     "reused, phase ^= 1 after every wait (compiled for sm_100a, not run)",
-    "M==128, N==128, K%64==0", ladder::blackwell::check, ladder::blackwell::launch};
+    "M == 128, N == 128, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

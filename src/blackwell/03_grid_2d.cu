@@ -7,10 +7,13 @@
 #include "blackwell/tile.cuh"
 #include "device/elect.cuh"
 #include "device/mbarrier.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b03";
 
 inline constexpr uint32_t kSmemBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half) + sizeof(uint64_t) + sizeof(uint32_t);
 static_assert(kSmemBytes <= sm100::kMaxSmemPerCta, "SMEM budget: 227 KB per CTA");
@@ -58,25 +61,20 @@ __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half
   tmem_release<kTmemCols>(warp == 0, acc);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_multiple("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_multiple("K", p.K, BLK_K); !e.empty()) return e;
-  if (p.N / BLK_N > 65535) return "N/128 must be at most 65535 (grid y limit)";
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_grid_2d(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(p.M / BLK_M), static_cast<unsigned>(p.N / BLK_N));
   grid_2d_kernel<<<grid, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.M, p.N, p.K);
-  detail::check_launch("b03");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b03 = {
-    "b03", ladder::detail::Arch::blackwell, "2D grid",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "2D grid",
     "grid [M/128, N/128]: one CTA per output tile, each running the b02 K-loop at its own offsets; 128 TMEM "
     "columns per CTA (compiled for sm_100a, not run)",
-    "M%128==0, N%128==0, K%64==0", ladder::blackwell::check, ladder::blackwell::launch};
+    "M % 128 == 0, N % 128 == 0, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::blackwell::check, ladder::blackwell::launch};

@@ -14,10 +14,13 @@
 #include "device/mbarrier.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b04";
 
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);  // what one K-tile brings
 inline constexpr uint32_t kSmemBytes = kStageBytes + 2 * sizeof(uint64_t) + sizeof(uint32_t);
@@ -70,8 +73,7 @@ __global__ void __launch_bounds__(kWarpgroupThreads) tma_kernel(const __grid_con
 
 std::string check(const detail::Problem& p) {
   if (auto e = require_tma_rows_and_16b_stores(p); !e.empty()) return e;
-  if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
-  return {};
+  return detail::require_grid_y(p, BLK_N);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
@@ -80,14 +82,14 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.M + BLK_M - 1) / BLK_M), static_cast<unsigned>((p.N + BLK_N - 1) / BLK_N));
   tma_kernel<<<grid, kWarpgroupThreads, 0, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M), static_cast<int>(p.N),
                                                      static_cast<int>(p.K));
-  detail::check_launch("b04");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b04 = {
-    "b04", ladder::detail::Arch::blackwell, "TMA",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "TMA",
     "GMEM→SMEM by the copy engine: one elected thread issues cp.async.bulk.tensor (SWIZZLE_128B maps) with "
     "expect_tx on full_bar, then the MMAs; phase toggled every K-tile (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

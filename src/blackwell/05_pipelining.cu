@@ -15,10 +15,13 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b05";
 
 inline constexpr int STAGES = 4;
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
@@ -90,25 +93,24 @@ __global__ void __launch_bounds__(kWarpgroupThreads) pipelined_kernel(const __gr
 
 std::string check(const detail::Problem& p) {
   if (auto e = require_tma_rows_and_16b_stores(p); !e.empty()) return e;
-  if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
-  return {};
+  return detail::require_grid_y(p, BLK_N);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(pipelined_kernel), kSmemBytes, "b05");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(pipelined_kernel), kSmemBytes, kStepId);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const dim3 grid(static_cast<unsigned>((p.M + BLK_M - 1) / BLK_M), static_cast<unsigned>((p.N + BLK_N - 1) / BLK_N));
   pipelined_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                                    static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b05");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b05 = {
-    "b05", ladder::detail::Arch::blackwell, "pipelining",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "pipelining",
     "an S-stage SMEM ring with full/empty barriers: TMA runs S-1 K-tiles ahead; each K-tile's tcgen05.commit to "
     "empty_bar frees its stage (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

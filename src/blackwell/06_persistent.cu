@@ -19,10 +19,14 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b06";
 
 inline constexpr int STAGES = 3;  // 3 × 32 KB: two CTAs fit on an SM (and 2 × 128 TMEM columns)
 inline constexpr int GROUP_M = 8;
@@ -118,22 +122,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(persistent_kernel), kSmemBytes, "b06");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(persistent_kernel), 1, kWarpgroupThreads, kSmemBytes, tiles);
-  persistent_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                                     static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b06");
+  detail::launch_persistent(kStepId, persistent_kernel, {kWarpgroupThreads, kSmemBytes}, tiles, stream, ta, tb, p.D,
+                            p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b06 = {
-    "b06", ladder::detail::Arch::blackwell, "persistent",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "persistent",
     "grid = number of SMs; the shared static scheduler walks tiles in grouped (L2-friendly) order; TMEM and "
     "barriers set up once, phases carry across tiles (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

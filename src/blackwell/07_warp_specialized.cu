@@ -8,7 +8,8 @@
 //                tmem_empty, writes GMEM.
 // Four barriers: tma → mma (full_bar), mma → tma (empty_bar), mma → epilogue (tmem_full), epilogue → mma
 // (tmem_empty). The "empty" sides (empty_bar for the producer, tmem_empty for the MMA warp) start at parity 1:
-// a fresh barrier counts phase −1 as complete, so the first lap passes at once (PipelineState::producer_phase).
+// a fresh barrier counts phase −1 as complete, so the first lap passes at once (PipelineState::producer_phase;
+// the accumulator side: AccumulatorRing in device/pipeline.hpp).
 // Gains: the TMA warp runs ahead across tile boundaries and never waits for a writeback; the MMA warp starts
 // the next tile the moment TMEM is drained. Still one accumulator: the MMAs wait for the writeback (→ b10).
 #include <cuda/ptx>
@@ -23,10 +24,14 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b07";
 
 inline constexpr int STAGES = 4;
 inline constexpr int GROUP_M = 8;
@@ -90,9 +95,9 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
   } else if (warp == kMmaWarp) {
     if (elect_one_sync()) {
       PipelineState<STAGES> read;
-      PipelineState<1> accum;  // one accumulator: its phase flips once per tile
+      AccumulatorRing<1> accum;  // one accumulator: its phase flips once per tile
       for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
-        mbarrier_wait(&s.tmem_empty, accum.producer_phase(), "tmem_empty");  // the epilogue drained TMEM
+        mbarrier_wait(&s.tmem_empty, accum.mma_parity(), "tmem_empty");  // the epilogue drained TMEM
         cuda::ptx::tcgen05_fence_after_thread_sync();
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -102,20 +107,20 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
           read.advance();
         }
         cuda::ptx::tcgen05_commit(cuda::ptx::cta_group_1, &s.tmem_full);
-        accum.advance();
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: the epilogue warpgroup
-    PipelineState<1> accum;
+    AccumulatorRing<1> accum;
     for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full, accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full, accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
       store_tile<BLK_N>(acc, D, ldd, tm * BLK_M, tn * BLK_N, M, N);
       cuda::ptx::tcgen05_fence_before_thread_sync();  // our tcgen05.ld's (waited) → the MMA warp's overwrite
       mbarrier_arrive(&s.tmem_empty);
-      accum.advance();
+      accum.next_tile();
     }
   }
 
@@ -127,21 +132,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(warp_specialized_kernel), kSmemBytes, "b07");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, detail::sm_count()));
-  warp_specialized_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                                  static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b07");
+  detail::launch_persistent(kStepId, warp_specialized_kernel, {kThreads, kSmemBytes}, tiles, stream, ta, tb, p.D,
+                            p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b07 = {
-    "b07", ladder::detail::Arch::blackwell, "warp specialization",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "warp specialization",
     "separate roles: a TMA warp, an MMA warp and an epilogue warpgroup (rows by warp % 4), joined by four "
     "barriers: full/empty per stage, tmem_full/tmem_empty; empty sides start at parity 1 (compiled for "
     "sm_100a, not run)",

@@ -23,10 +23,14 @@
 #include "device/smem.cuh"
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b08";
 
 namespace cg = cooperative_groups;
 
@@ -95,7 +99,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           if (leader) mbarrier_arrive_expect_tx(&s.full_bar[load.stage], CLUSTER * kStageBytes);
-          const uint32_t full = sm100::shared_cluster_addr(&s.full_bar[load.stage], 0);  // the leader's
+          const uint32_t full = shared_cluster_addr(&s.full_bar[load.stage], 0);  // the leader's
           sm100::tma_load_2d_2sm(s.A[load.stage], &tmap_a, kt * BLK_K, tm * TILE_M + rank * BLK_M, full);
           sm100::tma_load_2d_2sm(s.B[load.stage], &tmap_b, kt * BLK_K, tn * TILE_N + rank * B_HALF, full);
           load.advance();
@@ -105,9 +109,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
   } else if (warp == kMmaWarp) {
     if (leader && elect_one_sync()) {  // ONE thread of the pair issues the MMAs for both CTAs
       PipelineState<STAGES> read;
-      PipelineState<1> accum;
+      AccumulatorRing<1> accum;
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
-        mbarrier_wait(&s.tmem_empty, accum.producer_phase(), "tmem_empty");
+        mbarrier_wait(&s.tmem_empty, accum.mma_parity(), "tmem_empty");
         cuda::ptx::tcgen05_fence_after_thread_sync();
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -117,21 +121,21 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           read.advance();
         }
         cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full, kPairMask);
-        accum.advance();
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: the epilogue warpgroup of this CTA: its 128 rows × 256 columns
-    PipelineState<1> accum;
+    AccumulatorRing<1> accum;
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full, accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full, accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
       store_tile<TILE_N>(acc, D, ldd, tm * TILE_M + rank * BLK_M, tn * TILE_N, M, N);
       cuda::ptx::tcgen05_fence_before_thread_sync();
       __syncwarp();  // the whole warp's tcgen05.ld's are done before its one arrival
       if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty, /*cta=*/0);  // the leader's
-      accum.advance();
+      accum.next_tile();
     }
   }
 
@@ -144,22 +148,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(cta_pair_kernel), kSmemBytes, "b08");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(cta_pair_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
-  cta_pair_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                          static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b08");
+  detail::launch_persistent(kStepId, cta_pair_kernel, {kThreads, kSmemBytes, CLUSTER}, cluster_tiles, stream, ta, tb,
+                            p.D, p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b08 = {
-    "b08", ladder::detail::Arch::blackwell, "clusters",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "clusters",
     "a 2-CTA cluster computes 256x256 with tcgen05.mma.cta_group::2 issued by the leader; each CTA loads half "
     "of A and B, TMA signals the leader's full_bar, commits multicast to both (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

@@ -20,10 +20,14 @@
 #include "device/smem.cuh"
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b09";
 
 namespace cg = cooperative_groups;
 
@@ -98,7 +102,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           if (leader) mbarrier_arrive_expect_tx(&s.full_bar[load.stage], CLUSTER * kStageBytes);
-          const uint32_t full = sm100::shared_cluster_addr(&s.full_bar[load.stage], 0);
+          const uint32_t full = shared_cluster_addr(&s.full_bar[load.stage], 0);
           for (int c = 0; c < CONSUMERS; ++c)
             sm100::tma_load_2d_2sm(s.A[load.stage][c], &tmap_a, kt * BLK_K, tm * TILE_M + c * MMA_M + rank * BLK_M,
                                    full);
@@ -112,9 +116,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
     if (leader && elect_one_sync()) {
       const uint32_t acc = tmem + c * kAccCols;
       PipelineState<STAGES> read;
-      PipelineState<1> accum;
+      AccumulatorRing<1> accum;
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
-        mbarrier_wait(&s.tmem_empty[c], accum.producer_phase(), "tmem_empty");
+        mbarrier_wait(&s.tmem_empty[c], accum.mma_parity(), "tmem_empty");
         cuda::ptx::tcgen05_fence_after_thread_sync();
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -124,22 +128,22 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           read.advance();
         }
         cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full[c], kPairMask);
-        accum.advance();
+        accum.next_tile();
       }
     }
   } else {  // warps 0–7: epilogue warpgroup c = warp / 4 writes consumer c's 128 rows × 256 columns
     const int c = warp / 4;
-    PipelineState<1> accum;
+    AccumulatorRing<1> accum;
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full[c], accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full[c], accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
       store_tile<TILE_N>(tmem + c * kAccCols, D, ldd, tm * TILE_M + c * MMA_M + rank * BLK_M, tn * TILE_N, M, N);
       cuda::ptx::tcgen05_fence_before_thread_sync();
       __syncwarp();
       if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty[c], /*cta=*/0);  // the leader's
-      accum.advance();
+      accum.next_tile();
     }
   }
 
@@ -151,22 +155,18 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(two_consumers_kernel), kSmemBytes, "b09");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(two_consumers_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
-  two_consumers_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                               static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("b09");
+  detail::launch_persistent(kStepId, two_consumers_kernel, {kThreads, kSmemBytes, CLUSTER}, cluster_tiles, stream, ta,
+                            tb, p.D, p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b09 = {
-    "b09", ladder::detail::Arch::blackwell, "multi-consumer",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "multi-consumer",
     "two MMA consumers share each B stage: 512x256 per cluster, TMEM columns 0-255 / 256-511, two epilogue "
     "warpgroups; empty_bar counts both consumers' commits (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, predicated "

@@ -2,7 +2,7 @@
 // Extends b08 (the CTA pair, 256×256 per cluster, persistent) by changing the last hop and the accumulator:
 //   - two TMEM accumulator stages (2 × 256 columns = all 512): the MMA warp computes tile t+1 into one stage
 //     while the epilogue drains tile t from the other; tmem_full / tmem_empty become per-stage rings with
-//     their own PipelineState<2> (the "empty" side again starts at parity 1);
+//     an AccumulatorRing<2> on each side (the "empty" side again starts at parity 1);
 //   - TMA-store epilogue: TMEM → registers → SW128 SMEM block (128 × 64) → cp.async.bulk.tensor store, two
 //     staging buffers (bulk-group wait_group.read 1 before reuse); TMEM is released after the tile's last
 //     tcgen05.ld, before its stores finish; the D tensor map clips M and N tails.
@@ -24,10 +24,14 @@
 #include "device/sm100/tma_2sm.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::blackwell {
 namespace {
+
+constexpr std::string_view kStepId = "b10";
 
 namespace cg = cooperative_groups;
 
@@ -103,7 +107,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           if (leader) mbarrier_arrive_expect_tx(&s.full_bar[load.stage], CLUSTER * kStageBytes);
-          const uint32_t full = sm100::shared_cluster_addr(&s.full_bar[load.stage], 0);
+          const uint32_t full = shared_cluster_addr(&s.full_bar[load.stage], 0);
           sm100::tma_load_2d_2sm(s.A[load.stage], &tmap_a, kt * BLK_K, tm * TILE_M + rank * BLK_M, full);
           sm100::tma_load_2d_2sm(s.B[load.stage], &tmap_b, kt * BLK_K, tn * TILE_N + rank * B_HALF, full);
           load.advance();
@@ -113,11 +117,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
   } else if (warp == kMmaWarp) {
     if (leader && elect_one_sync()) {
       PipelineState<STAGES> read;
-      PipelineState<ACC_STAGES> accum;  // which TMEM accumulator, and its phase
+      AccumulatorRing<ACC_STAGES> accum;  // which TMEM accumulator, and its phase
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
-        mbarrier_wait(&s.tmem_empty[accum.stage], accum.producer_phase(), "tmem_empty");
+        mbarrier_wait(&s.tmem_empty[accum.stage()], accum.mma_parity(), "tmem_empty");
         cuda::ptx::tcgen05_fence_after_thread_sync();
-        const uint32_t acc = tmem + accum.stage * kAccCols;
+        const uint32_t acc = tmem + accum.stage() * kAccCols;
         for (int i = 0; i < k_tiles; ++i) {
           mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
           cuda::ptx::tcgen05_fence_after_thread_sync();
@@ -125,20 +129,20 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.empty_bar[read.stage], kPairMask);
           read.advance();
         }
-        cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full[accum.stage], kPairMask);
-        accum.advance();
+        cuda::ptx::tcgen05_commit_multicast(cuda::ptx::cta_group_2, &s.tmem_full[accum.stage()], kPairMask);
+        accum.next_tile();
       }
     }
   } else {  // warps 0–3: TMEM → SMEM → TMA store, one 64-column block at a time
     const bool store_thread = threadIdx.x == 0;
-    PipelineState<ACC_STAGES> accum;
+    AccumulatorRing<ACC_STAGES> accum;
     uint32_t blocks = 0;  // staging buffer = blocks % 2
     for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
       int tm, tn;
       sched.tile(tile, tm, tn);
-      mbarrier_wait(&s.tmem_full[accum.stage], accum.phase, "tmem_full");
+      mbarrier_wait(&s.tmem_full[accum.stage()], accum.epilogue_parity(), "tmem_full");
       cuda::ptx::tcgen05_fence_after_thread_sync();
-      const uint32_t acc = tmem + accum.stage * kAccCols;
+      const uint32_t acc = tmem + accum.stage() * kAccCols;
       for (int b = 0; b < TILE_N / kStoreCols; ++b, ++blocks) {
         __half* block = s.staging[blocks % 2];
         if (store_thread) tma_store_wait_read<1>();  // the store issued from this buffer two blocks ago has read it
@@ -147,7 +151,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
         if (b == TILE_N / kStoreCols - 1) {  // the tile's last tcgen05.ld is done: release the accumulator
           cuda::ptx::tcgen05_fence_before_thread_sync();
           __syncwarp();
-          if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty[accum.stage], /*cta=*/0);
+          if (threadIdx.x % 32 == 0) mbarrier_arrive_cluster(&s.tmem_empty[accum.stage()], /*cta=*/0);
         }
         cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // st.shared (generic) → TMA store (async proxy)
         named_barrier_sync(kEpilogueBarrier, kEpilogueThreads);
@@ -156,7 +160,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(kThreads, 1)
           tma_store_commit();
         }
       }
-      accum.advance();
+      accum.next_tile();
     }
     if (store_thread) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});  // stores complete before exit
   }
@@ -169,23 +173,19 @@ std::string check(const detail::Problem& p) {
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(sota_kernel), kSmemBytes, "b10");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, B_HALF, BLK_K);
   const CUtensorMap td = make_tensor_map_2d(p.D, p.M, p.N, p.ldd, BLK_M, kStoreCols);
   const int64_t cluster_tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(sota_kernel), CLUSTER, kThreads, kSmemBytes, cluster_tiles);
-  sota_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.N),
-                                                      static_cast<int>(p.K));
-  detail::check_launch("b10");
+  detail::launch_persistent(kStepId, sota_kernel, {kThreads, kSmemBytes, CLUSTER}, cluster_tiles, stream, ta, tb, td,
+                            static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::blackwell
 
 extern const ladder::detail::Step step_b10 = {
-    "b10", ladder::detail::Arch::blackwell, "sota",
+    ladder::blackwell::kStepId, ladder::detail::Arch::blackwell, "sota",
     "the CTA pair of b08 with double-buffered TMEM accumulators (2 x 256 columns) and a TMA-store epilogue "
     "(TMEM -> SW128 SMEM -> cp.async.bulk.tensor, two staging buffers), persistent (compiled for sm_100a, not run)",
     "any M >= 1; N % 8 == 0; K % 8 == 0; lda, ldb, ldd % 8 == 0 (tails: zero-filled loads, TMA-clipped "

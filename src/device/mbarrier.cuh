@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "device/cluster.cuh"
+
 // In debug builds (no NDEBUG) a wait that never completes traps with the barrier's name instead of
 // hanging the GPU. LADDER_BARRIER_TIMEOUT can also be forced on (e.g. for fault-injection variants).
 #if !defined(LADDER_BARRIER_TIMEOUT)
@@ -34,15 +36,12 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_
 
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) { cuda::ptx::mbarrier_arrive(bar); }
 
-// Arrive on barrier `bar` (our SMEM offset) in CTA `cta` of the cluster (mapa + a shared::cluster arrive).
+// Arrive on barrier `bar` (our SMEM offset) in CTA `cta` of the cluster (its mapa address, a shared::cluster arrive).
 // NOTE: default semantics, release at CTA scope (as CUTLASS's ClusterBarrier). A .release.cluster arrive
 // would also wait until this thread's earlier global stores (the previous tile's writeback) are visible
 // cluster-wide, stalling the mainloop; the stage's readers are wgmmas already retired by wait_group.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
-  const uint32_t local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(cta));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(shared_cluster_addr(bar, cta)) : "memory");
 }
 
 // One arrival on `bar` in each of the first `ctas` CTAs of the cluster: frees a stage that every CTA's

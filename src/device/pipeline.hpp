@@ -30,6 +30,24 @@ struct PipelineState {
   LADDER_HD constexpr uint32_t producer_phase() const { return phase ^ 1; }
 };
 
+// The accumulator hand-over of the warp-specialized Blackwell steps (b07-b10): STAGES TMEM accumulators, each
+// with a full barrier (MMA issuer -> epilogue: the tile's last commit) and an empty barrier (epilogue -> MMA
+// issuer: every reader has arrived). Each side walks the accumulators in tile order with its own ring; which
+// barrier phase each side waits for is decided here, once, for the kernels and for the CPU test that runs the
+// hand-over on the host mbarrier model.
+template <int STAGES>
+struct AccumulatorRing {
+  PipelineState<STAGES> cursor;
+
+  LADDER_HD constexpr uint32_t stage() const { return cursor.stage; }
+  // MMA issuer, before a tile's first MMA: wait on empty[stage()] with this parity. The empty side starts at
+  // parity 1 (a fresh barrier counts phase -1 as complete), so the first lap does not wait.
+  LADDER_HD constexpr uint32_t mma_parity() const { return cursor.producer_phase(); }
+  // Epilogue, before reading the accumulator: wait on full[stage()] with this parity.
+  LADDER_HD constexpr uint32_t epilogue_parity() const { return cursor.phase; }
+  LADDER_HD constexpr void next_tile() { cursor.advance(); }
+};
+
 }  // namespace ladder
 
 namespace ladder {

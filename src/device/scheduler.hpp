@@ -38,6 +38,10 @@ namespace ladder {
 // the result is the same on every run) and writes D. Every other piece is the FIRST piece of its worker
 // (it starts mid-tile), so a worker leaves at most one partial, in slot = its worker index, and computes
 // it before anything else: owners, whose piece comes last in their range, rarely wait.
+// The fix-up cost (in K-tile times of a 128×256 tile) a stream-K split must pay for: a partial written and read
+// back, measured ≈ 13 µs ≈ 15–20 K-tiles on the H200 (docs/notes.md). LADDER_TUNE=fixup=<K-tiles> overrides it.
+inline constexpr int kStreamKFixupUnits = 20;
+
 struct StreamKScheduler {
   int num_tiles = 0, k_tiles = 1, clusters = 1, sk_tiles = 0;
   int fixup_units = 0;  // the fix-up cost make() assumed (host-side estimate only)
@@ -86,7 +90,7 @@ struct StreamKScheduler {
   // H200 at about `fixup_units` K-tiles' time per launch). Split only when the idle tail is worth more than
   // twice that. The split covers the partial last wave plus as many whole waves (at most 2) as it takes to
   // give every worker at least half a tile, so that a tile is cut into at most three pieces.
-  static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = 20) {
+  static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = kStreamKFixupUnits) {
     StreamKScheduler s{num_tiles, k_tiles, clusters, 0, fixup_units};
     const int tail = num_tiles % clusters;
     if (tail == 0) return s;  // whole waves (fewer tiles than workers: one partial wave, tail = num_tiles)

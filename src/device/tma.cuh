@@ -35,8 +35,4 @@ __device__ __forceinline__ void tma_store_wait_read() {  // ≤ N store groups m
   cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<N>{});
 }
 
-__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
-}
-
 }  // namespace ladder

@@ -5,10 +5,6 @@
 
 namespace ladder::harness {
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(LADDER_ERROR_CUDA, std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 namespace {
 void cublas_check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "harness/device_info.hpp"
 #include "ladder/ladder.hpp"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::harness {
@@ -89,7 +89,7 @@ CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K,
     std::copy(ref_h.begin(), ref_h.end(), cublas_out.begin());
     r.cpu_checked = true;
     r.step_vs_cpu = compare_host(widen(first), cpu, M, N, K);
-    r.cublas_vs_cpu = compare_host(cublas_out, cpu, M, N, K);
+    r.cublas_vs_cpu = compare_host(cublas_out, cpu, M, N, K, kUnitRoundoffF32);  // fp32 output: no rounding of its own
   }
 
   const bool ok = r.vs_cublas.pass && r.deterministic && (!r.cpu_checked || (r.step_vs_cpu.pass && r.cublas_vs_cpu.pass));
@@ -114,7 +114,7 @@ BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K,
   cudaStream_t s = nullptr;
 
   // Enough input sets that one rotation touches >= 2.5× L2, within a third of free memory.
-  const DeviceInfo dev = current_device();
+  const detail::DeviceInfo dev = detail::current_device();
   const double set_bytes = 2.0 * static_cast<double>(M * K + N * K + M * N);
   r.bytes = set_bytes;
   size_t free_b = 0, total_b = 0;

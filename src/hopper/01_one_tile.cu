@@ -7,10 +7,13 @@
 #include <cuda/ptx>
 
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h01";
 
 __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __half* A, const __half* B, __half* D) {
   // (1) ALLOCATE: two SW128 tiles (1024-B aligned for the swizzle) and the accumulators in registers.
@@ -37,23 +40,19 @@ __global__ void __launch_bounds__(kWarpgroupThreads) one_tile_kernel(const __hal
   store_tile(acc, D, BLK_N, 0, 0, BLK_M, BLK_N);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_equal("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_equal("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_equal("K", p.K, BLK_K); !e.empty()) return e;
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_one_tile(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   one_tile_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D);
-  detail::check_launch("h01");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h01 = {
-    "h01", ladder::detail::Arch::hopper, "one tile",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "one tile",
     "smallest correct kernel: cooperative copy to SW128 SMEM, one warpgroup issues wgmma m64n128k16, "
     "registers to GMEM",
-    "M==128, N==128, K==64", ladder::hopper::check, ladder::hopper::launch};
+    "M == 128, N == 128, K == 64; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};

@@ -5,10 +5,13 @@
 #include <cuda/ptx>
 
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h02";
 
 __global__ void __launch_bounds__(kWarpgroupThreads) k_loop_kernel(const __half* A, const __half* B, __half* D,
                                                                     int64_t K) {
@@ -37,22 +40,18 @@ __global__ void __launch_bounds__(kWarpgroupThreads) k_loop_kernel(const __half*
   store_tile(acc, D, BLK_N, 0, 0, BLK_M, BLK_N);
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_equal("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_equal("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_multiple("K", p.K, BLK_K); !e.empty()) return e;
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_k_loop(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   k_loop_kernel<<<1, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.K);
-  detail::check_launch("h02");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h02 = {
-    "h02", ladder::detail::Arch::hopper, "K-loop",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "K-loop",
     "loop K-tiles through the same SMEM buffers; scale-d = (i != 0); wait_group 0 before overwriting",
-    "M==128, N==128, K%64==0", ladder::hopper::check, ladder::hopper::launch};
+    "M == 128, N == 128, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};

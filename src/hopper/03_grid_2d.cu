@@ -4,10 +4,13 @@
 #include <cuda/ptx>
 
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h03";
 
 __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half* A, const __half* B, __half* D,
                                                                      int64_t M, int64_t N, int64_t K) {
@@ -37,24 +40,19 @@ __global__ void __launch_bounds__(kWarpgroupThreads) grid_2d_kernel(const __half
   store_tile(acc, D, N, m_st, n_st, M, N);  // writeback to THIS CTA's tile
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_multiple("M", p.M, BLK_M); !e.empty()) return e;
-  if (auto e = detail::require_multiple("N", p.N, BLK_N); !e.empty()) return e;
-  if (auto e = detail::require_multiple("K", p.K, BLK_K); !e.empty()) return e;
-  if (p.N / BLK_N > 65535) return "N/128 must be at most 65535 (grid y limit)";
-  return detail::require_dense(p);
-}
+std::string check(const detail::Problem& p) { return detail::require_grid_2d(p, BLK_M, BLK_N, BLK_K); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(p.M / BLK_M), static_cast<unsigned>(p.N / BLK_N));
   grid_2d_kernel<<<grid, kWarpgroupThreads, 0, stream>>>(p.A, p.B, p.D, p.M, p.N, p.K);
-  detail::check_launch("h03");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h03 = {
-    "h03", ladder::detail::Arch::hopper, "2D grid",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "2D grid",
     "grid [M/128, N/128]: one CTA per output tile, each running the h02 K-loop at its own offsets",
-    "M%128==0, N%128==0, K%64==0", ladder::hopper::check, ladder::hopper::launch};
+    "M % 128 == 0, N % 128 == 0, K % 64 == 0; dense rows (lda == K, ldb == K, ldd == N)",
+    ladder::hopper::check, ladder::hopper::launch};

@@ -11,10 +11,13 @@
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h05";
 
 inline constexpr int STAGES = 3;  // 3 × 32 KB: two CTAs fit on an SM (228 KB)
 inline constexpr uint32_t kStageBytes = (BLK_M + BLK_N) * BLK_K * sizeof(__half);
@@ -81,25 +84,24 @@ __global__ void __launch_bounds__(kWarpgroupThreads) pipelined_kernel(const __gr
 
 std::string check(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if ((p.N + BLK_N - 1) / BLK_N > 65535) return "N must be at most 65535*128 (grid y limit)";
-  return {};
+  return detail::require_grid_y(p, BLK_N);
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(pipelined_kernel), kSmemBytes, "h05");
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(pipelined_kernel), kSmemBytes, kStepId);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const dim3 grid(static_cast<unsigned>((p.M + BLK_M - 1) / BLK_M), static_cast<unsigned>((p.N + BLK_N - 1) / BLK_N));
   pipelined_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
                                                                    static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("h05");
+  detail::check_launch(kStepId);
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h05 = {
-    "h05", ladder::detail::Arch::hopper, "pipelining",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "pipelining",
     "an S-stage SMEM ring with full/empty barriers: TMA runs S-1 K-tiles ahead; wait_group 1 keeps one wgmma "
     "group in flight; a stage is freed after the wait that covers it",
     "any M, N >= 1; K % 8 == 0 (16-byte rows); lda, ldb % 8 == 0", ladder::hopper::check, ladder::hopper::launch};

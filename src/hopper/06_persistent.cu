@@ -14,10 +14,14 @@
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h06";
 
 inline constexpr int STAGES = 3;  // 3 × 32 KB: two CTAs fit on an SM (228 KB)
 inline constexpr int GROUP_M = 8;
@@ -100,22 +104,18 @@ __global__ void __launch_bounds__(kWarpgroupThreads) persistent_kernel(const __g
 std::string check(const detail::Problem& p) { return detail::require_tma_rows(p); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(persistent_kernel), kSmemBytes, "h06");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, BLK_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, BLK_N, BLK_K);
   const int64_t tiles = ((p.M + BLK_M - 1) / BLK_M) * ((p.N + BLK_N - 1) / BLK_N);
-  const int grid =
-      detail::persistent_grid(reinterpret_cast<const void*>(persistent_kernel), 1, kWarpgroupThreads, kSmemBytes, tiles);
-  persistent_kernel<<<grid, kWarpgroupThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                                     static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("h06");
+  detail::launch_persistent(kStepId, persistent_kernel, {kWarpgroupThreads, kSmemBytes}, tiles, stream, ta, tb, p.D,
+                            p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h06 = {
-    "h06", ladder::detail::Arch::hopper, "persistent",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "persistent",
     "grid = number of SMs; a static scheduler walks tiles in grouped (L2-friendly) order; barrier phases carry "
     "across tiles",
     "any M, N >= 1; K % 8 == 0 (16-byte rows); lda, ldb % 8 == 0", ladder::hopper::check, ladder::hopper::launch};

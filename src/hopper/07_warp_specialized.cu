@@ -14,10 +14,14 @@
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
+#include "runtime/launch.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
+
+constexpr std::string_view kStepId = "h07";
 
 inline constexpr int TILE_M = 128, TILE_N = 256;  // this step's CTA tile (BLK_K stays 64)
 inline constexpr int STAGES = 4;
@@ -56,7 +60,7 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
 
   if (wg == 0) {
     // ── producer warpgroup: one thread issues every load, tile after tile ──
-    sm90::setmaxnreg_dec<40>();
+    sm90::setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
       PipelineState<STAGES> load;
       for (int tile = blockIdx.x; tile < sched.num_tiles(); tile += gridDim.x) {
@@ -73,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
     }
   } else {
     // ── consumer warpgroups: consumer c owns rows [64c, 64c+64) of the tile ──
-    sm90::setmaxnreg_inc<232>();
+    sm90::setmaxnreg_inc<kConsumerRegisters>();
     const int c = wg - 1;
     float acc[TILE_N / 2];  // (64, TILE_N)
     PipelineState<STAGES> read;
@@ -102,21 +106,18 @@ __global__ void __launch_bounds__(kThreads, 1) warp_specialized_kernel(const __g
 std::string check(const detail::Problem& p) { return detail::require_tma_rows(p); }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  detail::allow_dynamic_smem(reinterpret_cast<const void*>(warp_specialized_kernel), kSmemBytes, "h07");
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, TILE_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, TILE_N, BLK_K);
   const int64_t tiles = ((p.M + TILE_M - 1) / TILE_M) * ((p.N + TILE_N - 1) / TILE_N);
-  const int grid = static_cast<int>(std::min<int64_t>(tiles, detail::sm_count()));
-  warp_specialized_kernel<<<grid, kThreads, kSmemBytes, stream>>>(ta, tb, p.D, p.ldd, static_cast<int>(p.M),
-                                                                   static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::check_launch("h07");
+  detail::launch_persistent(kStepId, warp_specialized_kernel, {kThreads, kSmemBytes}, tiles, stream, ta, tb, p.D,
+                            p.ldd, static_cast<int>(p.M), static_cast<int>(p.N), static_cast<int>(p.K));
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_h07 = {
-    "h07", ladder::detail::Arch::hopper, "warp specialization",
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "warp specialization",
     "a producer warpgroup only issues TMA (setmaxnreg.dec); two consumer warpgroups (setmaxnreg.inc) each own "
     "64x256 of a 128x256 tile",
     "any M, N >= 1; K % 8 == 0 (16-byte rows); lda, ldb % 8 == 0", ladder::hopper::check, ladder::hopper::launch};

@@ -18,6 +18,7 @@
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper {

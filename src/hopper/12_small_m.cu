@@ -6,7 +6,7 @@
 // Should gain: h10 runs M = 1 on 128×64 tiles, 127 of 128 MMA rows padding, with only N/64 CTAs streaming
 // B (0.75 TB/s at 1×4096×4096); here every SM streams, so the time should approach the read floor of
 // 2·N·K bytes (docs/notes.md: the floor, the prediction and the outcome).
-#include "hopper/small_m.cuh"
+#include "hopper/families.hpp"
 
 namespace ladder::hopper {
 namespace {
@@ -23,5 +23,5 @@ extern const ladder::detail::Step step_h12 = {
     ladder::hopper::kId, ladder::detail::Arch::hopper, "small M",
     "beyond the book: swapped operands (64 weight rows x 8-128 tokens per wgmma), K split over a cluster, "
     "partials summed through DSMEM in rank order, fused epilogue",
-    "any M, N >= 1; K % 8 == 0; lda, ldb % 8 == 0 (TMA loads); best for M <= 64", ladder::hopper::small_m::check,
+    "any M, N >= 1; K % 8 == 0; lda, ldb % 8 == 0 (TMA loads; fastest for M <= 64)", ladder::hopper::small_m::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true, ladder::hopper::describe};

@@ -7,7 +7,7 @@
 // weights are loaded before that wait.
 // Should gain: in a model's chain of GEMMs (CUDA graph replay), the launch and prologue of each GEMM, a few
 // µs against decode GEMMs of 10–40 µs; nothing on a single GEMM.
-#include "hopper/small_m.cuh"
+#include "hopper/families.hpp"
 
 namespace ladder::hopper {
 namespace {
@@ -24,5 +24,5 @@ extern const ladder::detail::Step step_h13 = {
     ladder::hopper::kId, ladder::detail::Arch::hopper, "back-to-back",
     "beyond the book: h12 launched as a programmatic dependent launch (griddepcontrol): its prologue, and with "
     "a static B its first weight loads, overlap the previous kernel's tail",
-    "any M, N >= 1; K % 8 == 0; lda, ldb % 8 == 0 (TMA loads); best for M <= 64", ladder::hopper::small_m::check,
+    "any M, N >= 1; K % 8 == 0; lda, ldb % 8 == 0 (TMA loads; fastest for M <= 64)", ladder::hopper::small_m::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true, ladder::hopper::describe};

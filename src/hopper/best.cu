@@ -1,22 +1,56 @@
-// `best` — the library default: any M, N, K ≥ 1, any leading dimensions, fp16-aligned pointers.
-// Picks per problem:
-//   • rows TMA can read (K, lda, ldb % 8 == 0, A and B 16-byte aligned) → h10 if TMA can also store D
-//     (ldd % 8 == 0, D 16-byte aligned), else h08, whose register writeback takes any ldd;
-//   • otherwise A and B are first copied into a zero-padded workspace with K rounded up to a multiple of 8
-//     (the extra zeros add nothing to D), then as above. cuBLAS has no TMA path for such shapes
-//     (~130 TFLOP/s at 8191³); the copy costs two passes over A and B.
-// The workspace is stream-ordered memory from the library's own pool (detail::Workspace): kept mapped and
-// reused across calls, freed on the stream after the GEMM, never leaked.
-#include "harness/harness.hpp"
-#include "hopper/small_m.cuh"
-#include "step.hpp"
+// `best` — the library default: any M, N, K ≥ 1, any leading dimensions, element-aligned pointers, fp16 or
+// bf16, an fp16/bf16/fp32 D and the fused epilogue. It picks one kernel family per problem by one cost model:
+//   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
+//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile);
+//   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
+//     cooperative 128×192): waves of cluster tiles,
+//       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
+//     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md).
+//   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
+//   256×128×64 cluster K-tile at 4096³; 3.0 TB/s and the small-M tile rates are the decode sweeps' streams.
+// Rows TMA cannot read (K, lda, ldb % 8 ≠ 0, or A/B not 16-byte aligned) are first copied into a zero-padded
+// workspace with K rounded up to a multiple of 8 (the zeros add nothing); cuBLAS has no TMA path for such shapes
+// (~130 TFLOP/s at 8191³). The workspace is stream-ordered memory from the library's pool (detail::Workspace).
+// A D that TMA cannot store (fp32, ldd % 8 ≠ 0, unaligned) takes the cooperative kernel's register writeback.
+// LADDER_TUNE=kernel=<name> forces a family (tuning runs; see kKernels).
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
 
-extern const ladder::detail::Step step_h08, step_h10;
+#include "device/scheduler.hpp"
+#include "hopper/families.hpp"
+#include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
+#include "runtime/tuning.hpp"
+#include "step.hpp"
 
 namespace ladder::hopper {
 namespace {
 
-// dst[r, c] = c < K ? src[r·ld + c] : 0 for c < Kp; 8 outputs (one 16-byte store) per thread.
+constexpr char kStepId[] = "best";
+
+enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs };
+struct KernelName {
+  Kernel k;
+  const char* name;
+};
+constexpr std::array<KernelName, 7> kKernels = {{{Kernel::small_m, "small_m"},
+                                                 {Kernel::pingpong, "pingpong"},
+                                                 {Kernel::pingpong_narrow, "pingpong_narrow"},
+                                                 {Kernel::coop, "coop"},
+                                                 {Kernel::coop_dp, "coop_dp"},
+                                                 {Kernel::coop192, "coop192"},
+                                                 {Kernel::coop_regs, "coop_regs"}}};
+
+const char* name_of(Kernel k) {
+  for (const KernelName& n : kKernels)
+    if (n.k == k) return n.name;
+  return "?";
+}
+
+// dst[r, c] = c < K ? src[r·ld + c] : 0 for c < Kp; 8 outputs (one 16-byte store) per thread. 2-byte elements
+// (fp16 or bf16: the bits are copied, and zero is +0 in both).
 __global__ void pad_rows_kernel(const __half* __restrict__ src, int64_t ld, int64_t rows, int64_t K, __half* dst,
                                 int64_t Kp) {
   const int64_t chunks = Kp / 8;
@@ -24,7 +58,7 @@ __global__ void pad_rows_kernel(const __half* __restrict__ src, int64_t ld, int6
     const int64_t r = i / chunks, c0 = (i % chunks) * 8;
     alignas(16) __half v[8];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) v[j] = c0 + j < K ? src[r * ld + c0 + j] : __float2half(0.0f);
+    for (int j = 0; j < 8; ++j) v[j] = c0 + j < K ? src[r * ld + c0 + j] : __ushort_as_half(0);
     *reinterpret_cast<uint4*>(dst + r * Kp + c0) = *reinterpret_cast<const uint4*>(v);
   }
 }
@@ -35,13 +69,106 @@ bool tma_rows(const detail::Problem& p) {
   return p.K % 8 == 0 && p.lda % 8 == 0 && p.ldb % 8 == 0 && aligned16(p.A) && aligned16(p.B);
 }
 
-// Decode-sized M: the small-M family streams B from every SM (h12), launched back-to-back style (h13).
-bool small_m_fits(const detail::Problem& p) { return p.M <= 64 || !p.plain(); }
+// ── the cost model ────────────────────────────────────────────────────────────────────────────────────
+inline constexpr double kReadBytesPerUs = 3.0e6;    // small-M's stream of B: ≈ 3.0 TB/s
+inline constexpr double kUnitKTileUs = 0.41;        // one 256×128 cluster tile, one 64-deep K-tile
+inline constexpr double kSmallMFixedUs = 3.0, kTilesFixedUs = 5.0;
+
+double small_m_us(const detail::Problem& p) {
+  int consumers = 1, n_tok = 8;
+  small_m::tile_for(p.M, consumers, n_tok);
+  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 300, 128×256 ≈ 360 (measured, h12 at
+  // 128×14336×4096 and 512×14336×4096); the narrow tiles are never compute-bound at their M.
+  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 300e6 : 360e6;  // FLOP per µs
+  const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
+  const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
+  return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);
+}
+
+struct TilePick {
+  Kernel kernel;
+  double us;
+};
+
+// The tile kernels' waves, in 256×128 cluster-tile units (h10's choice of the second session): ping-pong
+// (1 unit a tile), cooperative 256-wide (2 units; waves or a stream-K split), cooperative 192-wide (1.5 units,
+// whole waves only: split, it measured slower than unsplit at long K).
+TilePick tile_pick(const detail::Problem& p) {
+  const int sms = detail::sm_count();
+  const int clusters = std::max(1, sms / 2);
+  const int64_t rows = (p.M + 255) / 256, k_tiles = (p.K + BLK_K - 1) / BLK_K;
+  const int64_t cols = p.out_cols(), w = p.ep.swiglu ? 2 : 1;  // SwiGLU: a tile covers 1/2 of its width in D
+  const int64_t tiles_128 = ((p.M + 127) / 128) * ((cols * w + 127) / 128);
+  const bool tma_store = cooperative::tma_storable(p);
+  auto us = [&](double units) { return kTilesFixedUs + units * static_cast<double>(k_tiles) * kUnitKTileUs; };
+  if (!tma_store) {  // only the cooperative kernel has a register writeback
+    const auto sk = StreamKScheduler::make(static_cast<int>(rows * ((cols * w + 255) / 256)), static_cast<int>(k_tiles),
+                                           clusters);
+    return {Kernel::coop_regs, us(2.0 * sk.tile_times())};
+  }
+  // Fewer 128×128 tiles than SMs: 128×64 tiles so every SM gets work (1024³: 64 → 128 tiles).
+  if (tiles_128 < sms && !p.ep.swiglu) {
+    const double units = 0.5 * static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
+    return {Kernel::pingpong_narrow, us(units)};
+  }
+  const int64_t tiles_256 = rows * ((cols * w + 255) / 256), tiles_192 = rows * ((cols + 191) / 192);
+  const int64_t square_tiles = rows * ((cols * w + 127) / 128);
+  if (square_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return {Kernel::coop, us(2.0 * (tiles_256 + clusters - 1) / clusters)};
+  const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
+  const double coop = 2.0 * StreamKScheduler::make(static_cast<int>(tiles_256), static_cast<int>(k_tiles), clusters,
+                                                   fixup).tile_times();
+  const double narrow_coop = 1.5 * static_cast<double>((tiles_192 + clusters - 1) / clusters);
+  const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
+  // Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 %
+  // (it moves 17 % more bytes per FLOP) and cannot take SwiGLU.
+  if (!p.ep.swiglu && narrow_coop < 0.97 * std::min(square, coop)) return {Kernel::coop192, us(narrow_coop)};
+  return square < coop ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop)};
+}
+
+struct Choice {
+  Kernel kernel;
+  double small_m_us, tiles_us;  // the model's estimates (for `plan`)
+};
+
+Choice choose(const detail::Problem& p) {
+  const TilePick t = tile_pick(p);
+  const double s = small_m_us(p);
+  Choice c{s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
+  if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
+    auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
+    if (it == kKernels.end()) {
+      std::string names;
+      for (const KernelName& n : kKernels) names += std::string(names.empty() ? "" : ", ") + n.name;
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=" + forced + " is not one of: " + names);
+    }
+    c.kernel = it->k;
+  }
+  return c;
+}
 
 void run_aligned(const detail::Problem& p, cudaStream_t stream) {
-  if (small_m_fits(p)) return small_m::launch(p, stream, /*pdl=*/true, "best");
-  const bool tma_store = p.ldd % 8 == 0 && aligned16(p.D);
-  (tma_store ? step_h10 : step_h08).launch(p, stream);
+  const Choice c = choose(p);
+  const bool tma_store = cooperative::tma_storable(p);
+  auto needs = [&](bool ok, const char* why) {
+    if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
+  };
+  switch (c.kernel) {
+    case Kernel::small_m: return small_m::launch(p, stream, /*pdl=*/true, kStepId);  // h13's launch
+    case Kernel::pingpong:
+      needs(tma_store, "needs a D that TMA can store");
+      return pingpong::launch(p, stream, pingpong::Tile::square, kStepId);
+    case Kernel::pingpong_narrow:
+      needs(tma_store && pingpong::takes(pingpong::Tile::narrow_pair, p), "needs a TMA-storable D and no SwiGLU");
+      return pingpong::launch(p, stream, pingpong::Tile::narrow_pair, kStepId);
+    case Kernel::coop:
+    case Kernel::coop_dp:
+      return cooperative::launch(p, stream, cooperative::Tile::w256, c.kernel == Kernel::coop, tma_store, kStepId);
+    case Kernel::coop192:
+      needs(cooperative::takes(cooperative::Tile::w192, tma_store, p), "cannot take SwiGLU with a TMA store");
+      return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, kStepId);
+    case Kernel::coop_regs:
+      return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
+  }
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
@@ -61,23 +188,32 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
 
 std::string check(const detail::Problem& p) {
   if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX - 8) return "M, N and K must fit in 32 bits (TMA coordinates)";
-  if (!p.plain() && p.M > 64) return "bf16, an fp32 D and the epilogue take M <= 64 for now (the small-M kernel)";
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
   return {};
 }
 
 std::string describe(const detail::Problem& p) {
-  if (small_m_fits(p)) return "best -> " + small_m::describe(p, /*pdl=*/true);
-  const bool tma_store = p.ldd % 8 == 0 && aligned16(p.D);
-  return std::string("best -> ") + (tma_store ? "h10" : "h08");
+  const Choice c = choose(p);
+  char est[128];
+  std::snprintf(est, sizeof est, " (model: small-M %.1f us, tiles %.1f us%s)", c.small_m_us, c.tiles_us,
+                tma_rows(p) ? "" : "; rows padded to K % 8 == 0 first");
+  std::string what;
+  if (c.kernel == Kernel::small_m) {
+    detail::Problem q = p;
+    q.K = (p.K + 7) / 8 * 8;
+    what = small_m::describe(q, /*pdl=*/true);
+  } else {
+    what = std::string(name_of(c.kernel)) + (cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback");
+  }
+  return "best -> " + what + est;
 }
 
 }  // namespace
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_best = {
-    "best", ladder::detail::Arch::hopper, "best",
-    "picks per shape: h10, or h08 when D cannot be TMA-stored; K % 8 != 0 or unaligned rows go through a "
-    "zero-padded workspace",
-    "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; 2-byte aligned pointers", ladder::hopper::check,
+    ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
+    "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11) or "
+    "128x192; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
+    "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};

@@ -2,35 +2,78 @@
 // one TMA store per 64-column block. Used from h09 on.
 #pragma once
 #include <cuda/ptx>
+#include <cuda_bf16.h>
+
+#include <type_traits>
 
 #include "device/descriptors.hpp"
+#include "device/epilogue_op.hpp"
 #include "device/named_barrier.cuh"
+#include "device/sm90/stmatrix.cuh"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
 
 namespace ladder::hopper {
 
-// stmatrix.sync.aligned.m8n8.x4 (PTX ISA 9.7.14.5.16): lane 8i + r gives the address of row r of matrix i;
-// register i of lane l holds (row l/4, columns 2(l%4), +1) of matrix i — the wgmma fragment's pairs.
-__device__ __forceinline__ void stmatrix_x4(uint32_t smem_row_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_row_addr), "r"(r0),
-               "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-
 __device__ __forceinline__ uint32_t pack_half2(float x, float y) {
   const __half2 h = __floats2half2_rn(x, y);
   return *reinterpret_cast<const uint32_t*>(&h);
 }
+__device__ __forceinline__ uint32_t pack_bf162(float x, float y) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+// Two fp32 values as one 32-bit pair of T (fp16 or bf16), rounded to nearest: D's one rounding.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float x, float y) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return pack_bf162(x, y);
+  else return pack_half2(x, y);
+}
 
-// The SMEM image of a 64 × N_FRAG fp16 tile: N_FRAG/64 column blocks of (64 rows × 128 B), each SW128
-// swizzled exactly as a SWIZZLE_128B tensor map with box {64, 64} expects.
+// What the fused epilogue needs inside a kernel (device/epilogue_op.hpp): the parameters, D's dtype, and for
+// SwiGLU the offset I of B's up rows (0 otherwise). `active` is false for the plain GEMM: nothing to do.
+struct Epilogue {
+  EpilogueParams ep;
+  DType d = DType::f16;
+  int half = 0;
+  bool active = false;
+};
+
+// One output element through the epilogue (`up`: SwiGLU's up accumulator). NOTE: not inlined: the activations
+// inlined at each of a fragment's 128 registers made the front end take minutes per kernel; the call is
+// made after the mainloop's last wgmma.wait_group, outside any wgmma pipeline.
+static __device__ __noinline__ float epilogue_element(const Epilogue& e, float x, float up, int64_t row, int64_t col) {
+  return e.half ? epilogue_swiglu(e.ep, e.d, x, up, row, col, e.half) : epilogue(e.ep, e.d, x, row, col);
+}
+
+// Applies the epilogue to one 64 × N_FRAG wgmma fragment in place, in fp32, before the one rounding. The
+// fragment's first element is output (row0, col0); layout as in store_fragment (PTX ISA 9.7.15.5.1). With SwiGLU
+// the fragment holds gate columns [0, N_FRAG/2) and the matching up columns [N_FRAG/2, N_FRAG): the result,
+// N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4) (column c of the gate half is register r, its up
+// column register r + N_FRAG/4). Rows and columns outside [M, out_cols) are left alone (never stored).
 template <int N_FRAG>
-inline constexpr uint32_t kEpilogueTileBytes = 64 * N_FRAG * 2;
+__device__ __forceinline__ void apply_epilogue(float (&acc)[N_FRAG / 2], const Epilogue& e, int64_t row0, int64_t col0,
+                                               int64_t M, int64_t out_cols) {
+  const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
+  constexpr int J = N_FRAG / 8;            // column blocks of 8
+  const int blocks = e.half ? J / 2 : J;  // SwiGLU: the up half is consumed with the gate half
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    if (j >= blocks) break;
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+      const int64_t row = row0 + 16 * w + l / 4 + 8 * (v / 2);
+      const int64_t col = col0 + 8 * j + 2 * (l % 4) + v % 2;
+      if (row >= M || col >= out_cols) continue;
+      float& x = acc[4 * j + v];
+      x = epilogue_element(e, x, acc[(4 * j + v + N_FRAG / 4) % (N_FRAG / 2)], row, col);
+    }
+  }
+}
 
 // All 128 threads of a warpgroup: cast the fragment and write it into the SMEM image (conflict-free:
 // the swizzle spreads each 8-row stmatrix phase over all banks).
-template <int N_FRAG>
+template <int N_FRAG, class T = __half>
 __device__ __forceinline__ void fragment_to_smem(const float (&acc)[N_FRAG / 2], __half* tile) {
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
   const uint32_t base = sm90::smem_addr(tile);
@@ -40,8 +83,8 @@ __device__ __forceinline__ void fragment_to_smem(const float (&acc)[N_FRAG / 2],
   for (int j = 0; j < N_FRAG / 8; j += 2) {
     const int col = 8 * (j + i / 2);  // matrices 0,1: column block j; 2,3: block j+1
     const uint32_t addr = base + (col / 64) * (64 * 128) + sw128_offset(row, (col % 64) * 2);
-    stmatrix_x4(addr, pack_half2(acc[4 * j + 0], acc[4 * j + 1]), pack_half2(acc[4 * j + 2], acc[4 * j + 3]),
-                pack_half2(acc[4 * j + 4], acc[4 * j + 5]), pack_half2(acc[4 * j + 6], acc[4 * j + 7]));
+    sm90::stmatrix_x4(addr, pack2<T>(acc[4 * j + 0], acc[4 * j + 1]), pack2<T>(acc[4 * j + 2], acc[4 * j + 3]),
+                      pack2<T>(acc[4 * j + 4], acc[4 * j + 5]), pack2<T>(acc[4 * j + 6], acc[4 * j + 7]));
   }
 }
 
@@ -50,14 +93,14 @@ __device__ __forceinline__ void warpgroup_sync(int id) { named_barrier_sync(id, 
 
 // Writes FRAGS stacked 64 × N_FRAG fragments (rows row0 + 64f) through `tile` in SMEM with TMA stores;
 // the stores stay in flight when this returns. The calling warpgroup owns `tile` and named barrier `bar_id`.
-template <int N_FRAG, int FRAGS>
+template <int N_FRAG, int FRAGS, class T = __half>
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[FRAGS][N_FRAG / 2], __half* tile,
                                                const CUtensorMap* tmap_d, int row0, int col0, int bar_id) {
   const bool leader = threadIdx.x % kWarpgroupThreads == 0;
   if (leader) tma_store_wait_read<0>();  // the previous tile's stores have finished reading `tile`
   warpgroup_sync(bar_id);
 #pragma unroll
-  for (int f = 0; f < FRAGS; ++f) fragment_to_smem<N_FRAG>(acc[f], tile + f * 64 * N_FRAG);
+  for (int f = 0; f < FRAGS; ++f) fragment_to_smem<N_FRAG, T>(acc[f], tile + f * 64 * N_FRAG);
   cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // stmatrix (generic proxy) → TMA (async proxy)
   warpgroup_sync(bar_id);
   if (leader) {
@@ -67,6 +110,39 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[FRAGS][N_FRAG 
       for (int b = 0; b < N_FRAG / 64; ++b)
         tma_store_2d(tmap_d, col0 + 64 * b, row0 + 64 * f, tile + f * 64 * N_FRAG + b * 64 * 64);
     tma_store_commit();
+  }
+}
+
+// The register writeback with the epilogue applied (fp32 D, or a D that TMA cannot store): one 64 × N_FRAG
+// fragment (after apply_epilogue: N_FRAG/2 columns with SwiGLU) straight from registers to GMEM, element pairs.
+template <int N_FRAG, class T>
+__device__ __forceinline__ void store_fragment_typed(const float (&acc)[N_FRAG / 2], void* D, DType d, int64_t ldd,
+                                                     int64_t row0, int64_t col0, int64_t M, int64_t out_cols,
+                                                     bool swiglu) {
+  const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
+  const int bytes = dtype_bytes(d);
+  const bool pairs = ldd % 2 == 0 && reinterpret_cast<uintptr_t>(D) % (2 * bytes) == 0;
+  const int J = swiglu ? N_FRAG / 16 : N_FRAG / 8;
+#pragma unroll
+  for (int j = 0; j < N_FRAG / 8; ++j) {
+    if (j >= J) break;
+#pragma unroll
+    for (int v1 = 0; v1 < 2; ++v1) {
+      const int64_t row = row0 + 16 * w + l / 4 + 8 * v1, col = col0 + 8 * j + 2 * (l % 4);
+      if (row >= M || col >= out_cols) continue;
+      const float x = acc[4 * j + 2 * v1], y = acc[4 * j + 2 * v1 + 1];
+      const int64_t i = row * ldd + col;
+      const bool both = col + 1 < out_cols;
+      if (d == DType::f32) {
+        float* p = static_cast<float*>(D) + i;
+        if (pairs && both) *reinterpret_cast<float2*>(p) = make_float2(x, y);
+        else { p[0] = x; if (both) p[1] = y; }
+      } else {
+        T* p = static_cast<T*>(D) + i;
+        if (pairs && both) *reinterpret_cast<uint32_t*>(p) = pack2<T>(x, y);
+        else { p[0] = static_cast<T>(x); if (both) p[1] = static_cast<T>(y); }
+      }
+    }
   }
 }
 

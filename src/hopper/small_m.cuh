@@ -31,10 +31,11 @@
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
+#include "hopper/families.hpp"
 #include "hopper/tile.cuh"
-#include "launch.hpp"
+#include "runtime/launch.cuh"
 #include "step.hpp"
-#include "tuning.hpp"
+#include "runtime/tuning.hpp"
 
 namespace ladder::hopper::small_m {
 // NOTE: internal linkage, as for the ping-pong family: h12, h13 and best instantiate the same kernels in
@@ -251,34 +252,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 // ── host side ────────────────────────────────────────────────────────────────────────────────────────
 inline constexpr size_t kSmemPerSm = 228 * 1024;  // H100/H200: 228 KB per SM, 1 KB of it reserved per CTA
 
-// The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 64; beyond that two
-// warpgroups (128 rows) and 128 or 256 tokens (more tokens take several token tiles).
-inline void tile_for(int64_t M, int& consumers, int& n_tok) {
-  consumers = 1;
-  for (int n : {8, 16, 32, 64})
-    if (M <= n) {
-      n_tok = n;
-      // 33–64 tokens: two consumers on 128 weight rows halve the token tile's re-reads per weight byte
-      // (measured 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs).
-      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
-      return;
-    }
-  consumers = 2;
-  n_tok = M <= 128 ? 128 : 256;
-}
-
 struct Plan {
   int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   size_t smem = 0;
 };
-
-inline std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
-  if ((p.out_cols() + 31) / 32 > 65535) return "N must be at most 2097120 (65535 row blocks)";
-  return {};
-}
 
 template <class Cfg>
 const void* kernel_ptr() {
@@ -290,18 +268,11 @@ template <class F>
 void dispatch(const detail::Problem& p, F&& f) {
   int consumers = 1, n_tok = 8;
   tile_for(p.M, consumers, n_tok);
-  const bool two_chains = detail::tuning().nacc == 2;  // tuning runs: two accumulator chains
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8:
-        if (two_chains) return f.template operator()<Config<T, 1, 8, 2>>();
-        return f.template operator()<Config<T, 1, 8>>();
-      case 16:
-        if (two_chains) return f.template operator()<Config<T, 1, 16, 2>>();
-        return f.template operator()<Config<T, 1, 16>>();
-      case 32:
-        if (two_chains) return f.template operator()<Config<T, 1, 32, 2>>();
-        return f.template operator()<Config<T, 1, 32>>();
+      case 8: return f.template operator()<Config<T, 1, 8>>();
+      case 16: return f.template operator()<Config<T, 1, 16>>();
+      case 32: return f.template operator()<Config<T, 1, 32>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
@@ -377,18 +348,6 @@ inline Plan plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
   dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); });
   return pl;
-}
-
-inline void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
-  dispatch(p, [&]<class Cfg>() { launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, step_id), pdl, step_id); });
-}
-
-inline std::string describe(const detail::Problem& p, bool pdl) {
-  const Plan pl = plan(p, "small-M");
-  return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
-         std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
-         " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
-         " CTAs" + (pdl ? ", programmatic dependent launch" : "");
 }
 
 }  // namespace

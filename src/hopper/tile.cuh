@@ -20,6 +20,14 @@ inline constexpr int kWarpgroupThreads = 128;
 inline constexpr int kAccRegs = BLK_N / 2;        // fp32 accumulators per thread per m64n128 wgmma
 inline constexpr int kMHalves = BLK_M / WGMMA_M;  // one warpgroup covers 128 rows as two 64-row wgmmas
 
+// Register budgets (setmaxnreg) of the warp-specialized CTAs, h07 on: a producer and two consumer warpgroups,
+// launched with __launch_bounds__(384, 1), i.e. 168 registers per thread. The producer only issues TMA and gives
+// registers back; the consumers take them for a 64×256 fp32 fragment (128 registers) plus addressing. Both must
+// be multiples of 8, and the three warpgroups must fit in the SM's 64 K registers: 128·(40 + 2·232) = 64 512.
+inline constexpr int kProducerRegisters = 40;
+inline constexpr int kConsumerRegisters = 232;
+static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= 64 * 1024, "register file");
+
 // All 128 threads copy a (rows, BLK_K) tile from row-major GMEM (leading dimension ld) into SW128 SMEM,
 // 16 bytes per access (device/copy.cuh, shared with the Blackwell ladder). Rows 16-byte aligned: ld % 8 == 0.
 template <int ROWS>
@@ -45,13 +53,14 @@ __device__ __forceinline__ void mma_k_tile(float (&acc)[kMHalves][kAccRegs], con
 
 // One K-tile for a 64-row × N_FRAG accumulator fragment: `a_smem` points at the fragment's 64 rows of the
 // SW128 A tile (1024-B aligned: rows come in 8-row atoms), `b_smem` at the N_FRAG-row B tile.
-template <int N_FRAG>
+// T: the operands' type (fp16, or bf16 from h09 on; the SMEM is typed __half either way: 2-byte elements).
+template <int N_FRAG, class T = __half>
 __device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], const __half* a_smem, const __half* b_smem,
                                                 bool accumulate) {
   const uint32_t a = sm90::smem_addr(a_smem), b = sm90::smem_addr(b_smem);
 #pragma unroll
   for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-    sm90::wgmma_m64k16<N_FRAG>(acc, sm90::kmajor_sw128_descriptor(a + k * WGMMA_K * 2),
+    sm90::wgmma_m64k16<N_FRAG, T>(acc, sm90::kmajor_sw128_descriptor(a + k * WGMMA_K * 2),
                                sm90::kmajor_sw128_descriptor(b + k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
 }
 

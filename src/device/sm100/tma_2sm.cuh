@@ -1,22 +1,15 @@
 // TMA for a CTA pair (cta_group::2, sm_100a). CCCL's cuda::ptx::cp_async_bulk_tensor(…, cta_group_2, …)
 // takes the mbarrier as a local pointer; in a pair both CTAs must signal the LEADER's barrier, so these
-// wrappers take its shared::cluster address (from mapa) instead. PTX ISA 9.7.9.25 cp.async.bulk.tensor,
-// 9.7.9.4 mapa.
+// wrappers take its shared::cluster address (shared_cluster_addr, device/cluster.cuh) instead.
+// PTX ISA 9.7.9.25 cp.async.bulk.tensor.
 #pragma once
 #include <cuda.h>
 
 #include <cstdint>
 
-namespace ladder::sm100 {
+#include "device/cluster.cuh"
 
-// The shared::cluster address of the object at the same offset as `local` in CTA `rank` of the cluster.
-__device__ __forceinline__ uint32_t shared_cluster_addr(const void* local, uint32_t rank) {
-  uint32_t out;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(out)
-               : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(local))), "r"(rank));
-  return out;
-}
+namespace ladder::sm100 {
 
 // Loads one box of `map` at (col = innermost coordinate, row) into this CTA's SMEM; the tx-bytes are
 // signalled on the barrier at shared::cluster address `bar` — the pair leader's, for both CTAs.

@@ -1,25 +1,38 @@
-// Launch helpers for kernels that need cudaLaunchKernelEx: a runtime cluster size, programmatic dependent
-// launch (PDL), and the occupancy they are sized by.
+// The launch of a persistent kernel, shared by the persistent steps of both ladders: the dynamic SMEM limit
+// raised once per (kernel, device), a grid of what is resident at once (whole clusters, no more than one per
+// unit of work), the launch on `stream`, the trace line (LADDER_TRACE=1) and the launch check.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 #include "ladder/ladder.hpp"
-#include "step.hpp"
-#include "tuning.hpp"
+#include "runtime/runtime.hpp"
 
 namespace ladder::detail {
 
-// Clusters of `cluster` CTAs of `kernel` (with `threads` threads and `smem` bytes of dynamic SMEM each) that fit on
-// the current device at once; cached per (kernel, device, threads, smem, cluster). Call after allow_dynamic_smem
-// (and allow_nonportable_cluster for clusters of more than 8).
-int max_active_clusters(const void* kernel, int threads, size_t smem, int cluster);
-// Allows clusters of more than 8 CTAs (up to 16 on Hopper), once per (kernel, device).
-void allow_nonportable_cluster(const void* kernel, std::string_view step_id);
+struct PersistentShape {
+  int threads;           // per CTA
+  size_t smem;           // dynamic SMEM per CTA, bytes
+  int cluster_size = 1;  // CTAs per cluster: the kernel's __cluster_dims__
+};
+
+// `work`: tiles (cluster tiles for a cluster kernel), so that no CTA is launched without one. Returns the grid.
+template <class... Params, class... Args>
+int launch_persistent(std::string_view step_id, void (*kernel)(Params...), PersistentShape shape, int64_t work,
+                      cudaStream_t stream, Args&&... args) {
+  const void* k = reinterpret_cast<const void*>(kernel);
+  allow_dynamic_smem(k, shape.smem, step_id);
+  const int grid = persistent_grid(k, shape.cluster_size, shape.threads, shape.smem, work);
+  kernel<<<grid, shape.threads, shape.smem, stream>>>(std::forward<Args>(args)...);
+  trace_launch(step_id, grid, shape.threads, shape.smem);
+  check_launch(step_id);
+  return grid;
+}
 
 // Launches kernel<<<grid, block, smem, stream>>>(args...) as clusters of `cluster_x` CTAs along x; with `pdl`,
 // as a programmatic dependent launch: it may start before the previous kernel on the stream has finished, and
@@ -46,13 +59,6 @@ void launch_kernel_ex(void (*kernel)(Params...), dim3 grid, int block, size_t sm
     cudaGetLastError();
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));
   }
-}
-
-// trace_launch with the note built only when tracing is on.
-template <class F>
-  requires std::is_invocable_v<F>
-void trace_launch(std::string_view step_id, int grid, int block, size_t smem, F&& note) {
-  if (tuning().trace) trace_launch(step_id, grid, block, smem, std::string_view(std::string(note())));
 }
 
 }  // namespace ladder::detail

@@ -1,11 +1,10 @@
-#include "harness/device_info.hpp"
-
-#include <cuda_runtime.h>
-
+// The device the API runs on, and whether a step's architecture runs there.
 #include <map>
 #include <mutex>
 
-namespace ladder::harness {
+#include "runtime/runtime.hpp"
+
+namespace ladder::detail {
 namespace {
 DeviceInfo query_device() {
   DeviceInfo d;
@@ -52,13 +51,15 @@ std::string describe(const DeviceInfo& d) {
   return d.name + " (sm_" + std::to_string(d.cc) + ", " + std::to_string(d.sms) + " SMs)";
 }
 
-std::string arch_support(detail::Arch arch) {
+std::string arch_support(Arch arch) {
   const DeviceInfo d = current_device();
   if (!d.present) return d.error;
-  const int need = detail::required_cc(arch);
+  const int need = required_cc(arch);
   if (d.cc == need) return {};
-  const char* family = arch == detail::Arch::hopper ? "Hopper (sm_90)" : "Blackwell (sm_100)";
+  const char* family = arch == Arch::hopper ? "Hopper (sm_90)" : "Blackwell (sm_100)";
   return std::string("needs a ") + family + " GPU; this is " + d.name + " (sm_" + std::to_string(d.cc) + ")";
 }
 
-}  // namespace ladder::harness
+int sm_count() { return current_device().sms; }
+
+}  // namespace ladder::detail

@@ -1,5 +1,6 @@
-// Hopper ladder · step 09's kernel, templated on its tuning knobs so that step 10 can pick a
-// configuration per shape. See 09_pingpong.cu for what the step changes.
+// Hopper · the ping-pong kernel family (h10's change: the two consumer warpgroups own alternate tiles, so one's
+// writeback overlaps the other's mainloop), templated on its tuning knobs, the operand type and with the fused
+// epilogue applied before the TMA-store writeback. Used by h10 and `best`. See 10_pingpong.cu.
 #pragma once
 #include <cooperative_groups.h>
 
@@ -13,7 +14,9 @@
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/epilogue.cuh"
+#include "hopper/families.hpp"
 #include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
 #include "step.hpp"
 
 namespace ladder::hopper::pingpong {
@@ -53,10 +56,11 @@ struct Config {
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
 };
 
-template <class Cfg>
+// T: the operands' (and D's) type. `out_cols`: D's columns (N, or N/2 with SwiGLU).
+template <class Cfg, class T>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                    const __grid_constant__ CUtensorMap tmap_d, int M, int N, int K) {
+                    const __grid_constant__ CUtensorMap tmap_d, int M, int out_cols, int K, const Epilogue epi) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
   constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE;
   using SharedStorage = typename Cfg::SharedStorage;
@@ -77,7 +81,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   cluster.sync();
 
   const int tiles_m = (M + TILE_M - 1) / TILE_M;
-  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (N + TILE_N - 1) / TILE_N, Cfg::GROUP_M};
+  const int out_tile_n = epi.half ? TILE_N / 2 : TILE_N;  // SwiGLU: the gate half's columns
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (out_cols + out_tile_n - 1) / out_tile_n, Cfg::GROUP_M};
   const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
 
@@ -88,13 +93,15 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
         int cm, tn;
         sched.tile(tile, cm, tn);
-        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N, n_out = tn * out_tile_n;
+        // With SwiGLU (2×1 clusters only) rank 0's slice is the gate rows, rank 1's the up rows.
+        const int b_row = epi.half ? (rank == 0 ? n_out : epi.half + n_out) : n_st + rank * B_SLICE;
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
           tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
           if constexpr (CLUSTER_M > 1)
-            tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, n_st + rank * B_SLICE,
+            tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row,
                                   &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
           else
             tma_load_2d(s.B[load.stage], &tmap_b, kt * BLK_K, n_st, &s.full_bar[load.stage]);
@@ -119,7 +126,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
       int cm, tn;
       sched.tile(tile, cm, tn);
-      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N;
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n;
       if (c == 1 || n > 0) {
         mbarrier_wait(&s.turn_bar[c], turn_phase, "turn_bar");
         turn_phase ^= 1;
@@ -130,7 +137,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sm90::wgmma_fence();
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
-          mma_k_tile_64xN<TILE_N>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
+          mma_k_tile_64xN<TILE_N, T>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
         if (i > 0) release(prev_stage);
@@ -143,20 +150,26 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
-      store_tile_tma<TILE_N, Cfg::FRAGS>(acc, s.Dtile[c], &tmap_d, m_st, n_st, /*bar_id=*/1 + c);
+      if (epi.active)
+#pragma unroll
+        for (int h = 0; h < Cfg::FRAGS; ++h) apply_epilogue<TILE_N>(acc[h], epi, m_st + h * WGMMA_M, n_out, M, out_cols);
+      if (!epi.half) {
+        store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
+      } else if constexpr ((TILE_N / 2) % 64 == 0) {  // SwiGLU: each fragment's result is in registers [0, TILE_N/4)
+        float half_acc[Cfg::FRAGS][TILE_N / 4];
+#pragma unroll
+        for (int h = 0; h < Cfg::FRAGS; ++h)
+#pragma unroll
+          for (int r = 0; r < TILE_N / 4; ++r) half_acc[h][r] = acc[h][r];
+        store_tile_tma<TILE_N / 2, Cfg::FRAGS, T>(half_acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
+      }
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
   cluster.sync();
 }
 
-inline std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
-  return {};
-}
-
-using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int);
+using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int, const Epilogue);
 
 // What a cluster kernel of this family is launched with (Cfg: CLUSTER_M × CLUSTER_N CTAs of TILE_M × TILE_N,
 // A_SLICE / B_SLICE rows loaded per CTA): tensor maps for A, B (the CTA's slices) and D (64×64 store boxes),
@@ -167,10 +180,12 @@ struct ClusterMaps {
 };
 template <class Cfg>
 ClusterMaps cluster_maps(const detail::Problem& p) {
-  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M, cluster_cols = int64_t{Cfg::CLUSTER_N} * Cfg::TILE_N;
+  const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
+  const int64_t cluster_cols = int64_t{Cfg::CLUSTER_N} * (p.ep.swiglu ? Cfg::TILE_N / 2 : Cfg::TILE_N);
   return {make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K),
-          make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K), make_tensor_map_2d(p.D, p.M, p.N, p.ldd, 64, 64),
-          ((p.M + cluster_rows - 1) / cluster_rows) * ((p.N + cluster_cols - 1) / cluster_cols)};
+          make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K),
+          make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64),
+          ((p.M + cluster_rows - 1) / cluster_rows) * ((p.out_cols() + cluster_cols - 1) / cluster_cols)};
 }
 
 // Launches a persistent cluster kernel with one CTA per SM (at most one cluster per cluster tile).
@@ -181,18 +196,20 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   const ClusterMaps maps = cluster_maps<Cfg>(p);
   const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                            Cfg::kSmemBytes, maps.cluster_tiles);
+  const Epilogue epi{p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
-                                                           static_cast<int>(p.N), static_cast<int>(p.K));
-  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes,
-                       "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
-                           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" +
-                           std::to_string(Cfg::TILE_N));
+                                                           static_cast<int>(p.out_cols()), static_cast<int>(p.K), epi);
+  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [] {
+    return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
+           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N);
+  });
   detail::check_launch(step_id);
 }
 
 template <class Cfg>
-void launch(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  launch_with<Cfg>(pingpong_kernel<Cfg>, p, stream, step_id);
+void launch_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  if (p.ab == DType::bf16) return launch_with<Cfg>(pingpong_kernel<Cfg, __nv_bfloat16>, p, stream, step_id);
+  launch_with<Cfg>(pingpong_kernel<Cfg, __half>, p, stream, step_id);
 }
 
 }  // namespace

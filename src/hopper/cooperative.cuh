@@ -1,0 +1,277 @@
+// Hopper · the cooperative kernel family: both consumer warpgroups on one 128 × TILE_N tile (h08's mainloop,
+// a 2×1 cluster multicasting B), written back through the TMA-store epilogue (h09) or from registers, with an
+// optional stream-K split of the last wave (h11). Used by h09, h11 and `best` (which also uses it for bf16, an
+// fp32 D and the fused epilogue).
+#pragma once
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "device/mbarrier.cuh"
+#include "device/pipeline.hpp"
+#include "device/scheduler.hpp"
+#include "device/smem.cuh"
+#include "device/tensor_map.hpp"
+#include "device/tma.cuh"
+#include "hopper/epilogue.cuh"
+#include "hopper/families.hpp"
+#include "hopper/tile.cuh"
+#include "runtime/runtime.hpp"
+#include "runtime/tuning.hpp"
+#include "step.hpp"
+
+namespace ladder::hopper::cooperative {
+// NOTE: internal linkage, as for the ping-pong family: several steps instantiate the same kernels.
+namespace {
+
+// EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
+// 4th stage. TILE_N < 256 (one m64nTILE_N wgmma per consumer) trades bytes per FLOP for a better wave count.
+template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256>
+struct Config {
+  static constexpr int CLUSTER_M = 2, STAGES = STAGES_, GROUP_M = GROUP_M_;
+  static constexpr int EPI_COLS = EPI_COLS_;
+  static constexpr int TILE_M = 128, TILE_N = TILE_N_;
+  static_assert(TILE_N % EPI_COLS == 0 && EPI_COLS % 64 == 0, "whole 64-column store boxes");
+  static_assert((TILE_N / CLUSTER_M) % 8 == 0, "B slices are whole 8-row swizzle atoms");
+  static constexpr int kPartialFloat4s = TILE_N / 8;  // a consumer thread's share of its 64×TILE_N fp32 fragment
+  static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads: with SwiGLU, rank 0 gate, rank 1 up
+  struct SharedStorage {
+    alignas(1024) __half A[STAGES][TILE_M * BLK_K];
+    alignas(1024) __half B[STAGES][TILE_N * BLK_K];
+    alignas(1024) __half Dtile[kConsumers][WGMMA_M * EPI_COLS];  // per consumer: (64, EPI_COLS) SW128 image
+    uint64_t full_bar[STAGES];
+    uint64_t empty_bar[STAGES];
+  };
+  static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
+  static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
+};
+
+// Stream-K's global workspace: one fp32 partial tile per (worker, CTA of the cluster, consumer) slot, stored
+// thread-major (float4 q of thread t at [q][t]: coalesced), and one ready flag per slot (zeroed per launch).
+struct StreamKArgs {
+  StreamKScheduler sched;  // sk_tiles == 0: whole tiles only (no workspace)
+  float4* partials;
+  int* flags;
+};
+
+// Where D goes: the register writeback's pointer, and the output's columns (N, or N/2 with SwiGLU).
+struct Output {
+  void* D;
+  int64_t ldd;
+  int out_cols;
+};
+
+// T: the operands' (and D's, unless fp32) type. TMA_STORE: h09's stmatrix → SMEM → TMA-store writeback; else
+// h08's, straight from registers (any ldd, any alignment, fp32 D).
+template <class Cfg, class T, bool TMA_STORE>
+__global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+    cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
+                       const __grid_constant__ CUtensorMap tmap_d, int M, int K, const StreamKArgs sk,
+                       const Output out, const Epilogue epi) {
+  constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES;
+  constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE;
+  extern __shared__ uint8_t smem_raw[];
+  auto& s = align_smem<typename Cfg::SharedStorage>(smem_raw);
+  const auto cluster = cooperative_groups::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());  // this CTA's row in the cluster
+  const int wg = threadIdx.x / kWarpgroupThreads;
+  const int out_tile_n = epi.half ? TILE_N / 2 : TILE_N;  // output columns per tile
+
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < STAGES; ++st) {
+      mbarrier_init(&s.full_bar[st], 1);
+      mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);  // both CTAs' consumers
+    }
+    fence_barrier_init();
+  }
+  cluster.sync();
+
+  const int tiles_m = (M + TILE_M - 1) / TILE_M, tiles_n = (out.out_cols + out_tile_n - 1) / out_tile_n;
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, tiles_n, Cfg::GROUP_M};
+  const int cluster_id = blockIdx.x / CLUSTER_M;
+  const int k_tiles = (K + BLK_K - 1) / BLK_K;
+
+  if (wg == 0) {
+    sm90::setmaxnreg_dec<kProducerRegisters>();
+    if (threadIdx.x == 0) {
+      PipelineState<STAGES> load;
+      StreamKScheduler::Piece piece;
+      for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
+        int cm, tn;
+        sched.tile(piece.tile, cm, tn);
+        const int m_st = (cm * CLUSTER_M + rank) * TILE_M;
+        // This CTA's B slice: rows [tn·TILE_N + rank·B_SLICE, +B_SLICE), or with SwiGLU the gate (rank 0) or up
+        // (rank 1) rows of the tile's output columns.
+        const int n_out = tn * out_tile_n;
+        const int b_row = epi.half ? (rank == 0 ? n_out : epi.half + n_out) : tn * TILE_N + rank * B_SLICE;
+        for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
+          // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
+          mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
+          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
+          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row,
+                                &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          load.advance();
+        }
+      }
+    }
+  } else {
+    sm90::setmaxnreg_inc<kConsumerRegisters>();
+    const int c = wg - 1;
+    float acc[1][TILE_N / 2];  // (64, TILE_N)
+    PipelineState<STAGES> read;
+    auto release = [&](uint32_t stage) {
+      if (threadIdx.x % 32 == 0) mbarrier_arrive_each_cta(&s.empty_bar[stage], CLUSTER_M);
+    };
+    const int t = threadIdx.x % kWarpgroupThreads, bar_id = 1 + c;
+    const bool leader = t == 0;
+    auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
+    StreamKScheduler::Piece piece;
+    for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
+      int cm, tn;
+      sched.tile(piece.tile, cm, tn);
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n;
+      uint32_t prev_stage = 0;
+      for (int i = piece.k_begin; i < piece.k_end; ++i) {
+        mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
+        sm90::wgmma_fence();
+        mma_k_tile_64xN<TILE_N, T>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<1>();
+        if (i > piece.k_begin) release(prev_stage);
+        prev_stage = read.stage;
+        read.advance();
+      }
+      sm90::wgmma_wait_group<0>();
+      sm90::fence_operand(acc[0]);
+      release(prev_stage);
+      if (piece.k_begin != 0) {  // a stream-K partial (this worker's first piece): leave it for the owner
+        float4* dst = sk.partials + int64_t{slot(cluster_id)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
+#pragma unroll
+        for (int q = 0; q < Cfg::kPartialFloat4s; ++q)
+          __stcg(dst + q * kWarpgroupThreads + t, make_float4(acc[0][4 * q], acc[0][4 * q + 1], acc[0][4 * q + 2], acc[0][4 * q + 3]));
+        warpgroup_sync(bar_id);  // all 128 threads' stores happen before the flag
+        if (leader) {
+          __threadfence();
+          cuda::atomic_ref<int, cuda::thread_scope_device>(sk.flags[slot(cluster_id)]).store(1, cuda::memory_order_release);
+        }
+        continue;
+      }
+      if (piece.k_end != k_tiles) {  // the owner of a split tile: add the later pieces, in worker order
+        const int last = sk.sched.last_contributor(cluster_id, piece.tile);
+        for (int w = cluster_id + 1; w <= last; ++w) {
+          if (leader) {
+            cuda::atomic_ref<int, cuda::thread_scope_device> flag(sk.flags[slot(w)]);
+            while (flag.load(cuda::memory_order_acquire) == 0) {
+            }
+          }
+          warpgroup_sync(bar_id);
+          const float4* src = sk.partials + int64_t{slot(w)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
+#pragma unroll
+          for (int q = 0; q < Cfg::kPartialFloat4s; ++q) {
+            const float4 v = __ldcg(src + q * kWarpgroupThreads + t);
+            acc[0][4 * q] += v.x, acc[0][4 * q + 1] += v.y, acc[0][4 * q + 2] += v.z, acc[0][4 * q + 3] += v.w;
+          }
+        }
+      }
+      const int row0 = m_st + c * WGMMA_M;
+      if (epi.active) apply_epilogue<TILE_N>(acc[0], epi, row0, n_out, M, out.out_cols);
+      if constexpr (TMA_STORE) {
+        // Columns [EPI_COLS·h, +EPI_COLS) of the fragment are registers [EPI_COLS/2·h, +EPI_COLS/2) (8 columns per 4).
+        if (!epi.half) {
+#pragma unroll
+          for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h)
+            store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
+                                                s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
+        } else if constexpr ((TILE_N / 2) % Cfg::EPI_COLS == 0) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
+#pragma unroll
+          for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h)
+            store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
+                                                s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
+        }
+      } else {
+        store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, epi.half != 0);
+      }
+    }
+    if constexpr (TMA_STORE)
+      if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
+  }
+  cluster.sync();
+}
+
+// The configurations the ladder and best use.
+//                   STAGES  GROUP_M  EPI_COLS  TILE_N
+using Coop4 = Config<     4,       8,      128,    256>;  // 128×256, a 4-stage ring (h09, h11)
+using Coop192 = Config<   4,       8,      192,    192>;  // 128×192: better wave counts for some shapes (best)
+
+inline Epilogue epilogue_of(const detail::Problem& p) {
+  return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
+}
+
+// Cluster tiles (256 rows × TILE_N, or TILE_N/2 output columns with SwiGLU) of a problem.
+template <class Cfg>
+int64_t cluster_tiles(const detail::Problem& p) {
+  const int64_t out_tile_n = p.ep.swiglu ? Cfg::TILE_N / 2 : Cfg::TILE_N;
+  return ((p.M + 2 * Cfg::TILE_M - 1) / (2 * Cfg::TILE_M)) * ((p.out_cols() + out_tile_n - 1) / out_tile_n);
+}
+
+// Launches the cooperative kernel on a persistent grid. With `stream_k`, the partial last wave is split
+// into K-tile units over all workers where that pays (StreamKScheduler::make); the partials live in
+// stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
+// Owners spin on other clusters' flags: this relies on the persistent grid being resident at once.
+template <class Cfg, class T, bool TMA_STORE>
+void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
+  constexpr int kClusterSize = Cfg::CLUSTER_M;
+  const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE>;
+  detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
+  const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
+  const CUtensorMap td = TMA_STORE ? make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64) : ta;  // unused if not
+  // Every cluster that fits is a stream-K worker, even with fewer tiles than clusters (1536²×16384: 36 tiles,
+  // 66 workers); without a split the grid shrinks to one cluster per tile.
+  const int resident = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
+                                               Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
+  const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
+  const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup), nullptr, nullptr};
+  if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
+  const int workers = sk.sched.clusters, grid = workers * kClusterSize;
+  const int slots = workers * kClusterSize * Cfg::kConsumers;
+  const size_t partial_bytes = static_cast<size_t>(slots) * Cfg::kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
+  std::optional<detail::Workspace> workspace;  // freed (stream-ordered) after the kernel
+  if (sk.sched.sk_tiles > 0) {
+    workspace.emplace(partial_bytes + slots * sizeof(int), stream, std::string(step_id) + " (stream-K)");
+    sk.partials = static_cast<float4*>(workspace->get());
+    sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace->get()) + partial_bytes);
+    detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "stream-K flags");
+  }
+  const Output out{p.D, p.ldd, static_cast<int>(p.out_cols())};
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.K), sk,
+                                                           out, epilogue_of(p));
+  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
+    return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " stages " + std::to_string(Cfg::STAGES) +
+           (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
+           " of " + std::to_string(tiles);
+  });
+  detail::check_launch(step_id);
+}
+
+// By operand type. `tma_store` false: the register writeback (fp32 D, or D that TMA cannot store).
+template <class Cfg>
+void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool tma_store, const char* step_id) {
+  if (p.ab == DType::bf16) {
+    if (tma_store) return launch_typed<Cfg, __nv_bfloat16, true>(p, stream, stream_k, step_id);
+    return launch_typed<Cfg, __nv_bfloat16, false>(p, stream, stream_k, step_id);
+  }
+  if (tma_store) return launch_typed<Cfg, __half, true>(p, stream, stream_k, step_id);
+  return launch_typed<Cfg, __half, false>(p, stream, stream_k, step_id);
+}
+
+}  // namespace
+}  // namespace ladder::hopper::cooperative

@@ -1,0 +1,56 @@
+// The Hopper kernel families behind h09–h13 and `best`, each compiled once, in its own translation unit
+// (src/hopper/<family>.cu with the kernels in <family>.cuh): the steps and best call these, so every kernel is
+// instantiated once whatever number of steps use it.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/tuning.hpp"
+#include "step.hpp"
+
+namespace ladder::hopper {
+
+// Both consumers on one 128 × TILE_N tile, a 2×1 cluster multicasting B (h08's mainloop); h09's TMA-store
+// writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
+namespace cooperative {
+enum class Tile { w256, w192 };  // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts)
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, const char* step_id);
+std::string check(const detail::Problem& p);  // with the TMA-store writeback
+bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
+bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base
+}  // namespace cooperative
+
+// The consumers own alternate tiles (h10).
+namespace pingpong {
+enum class Tile { square, narrow_pair };  // 128×128 per consumer, 5 stages (h10); 128×64, 8 stages (best)
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, const char* step_id);
+std::string check(const detail::Problem& p);
+bool takes(Tile tile, const detail::Problem& p);  // SwiGLU needs whole 64-column output boxes
+}  // namespace pingpong
+
+// Swapped operands and a cluster split-K for the decode shapes (h12), launched with PDL by h13 and best.
+namespace small_m {
+void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id);
+std::string check(const detail::Problem& p);
+std::string describe(const detail::Problem& p, bool pdl);
+
+// The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
+// two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte (measured
+// 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs); beyond that 128 rows × 128 or 256 tokens
+// (more tokens take several token tiles).
+inline void tile_for(int64_t M, int& consumers, int& n_tok) {
+  consumers = 1;
+  for (int n : {8, 16, 32, 64})
+    if (M <= n) {
+      n_tok = n;
+      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
+      return;
+    }
+  consumers = 2;
+  n_tok = M <= 128 ? 128 : 256;
+}
+}  // namespace small_m
+
+}  // namespace ladder::hopper
