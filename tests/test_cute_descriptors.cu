@@ -65,7 +65,8 @@ std::string fields_sm100(uint64_t d) {
   cute::UMMA::SmemDescriptor u;
   u.desc_ = d;
   char s[200];
-  std::snprintf(s, sizeof s, "0x%016llx {start %u, LBO %u B, SBO %u B, version %u, base_offset %u, lbo_mode %u, layout %u}",
+  std::snprintf(s, sizeof s,
+                "0x%016llx {start %u, LBO %u B, SBO %u B, version %u, base_offset %u, lbo_mode %u, layout %u}",
                 static_cast<unsigned long long>(d), unsigned(u.start_address_), 16u * u.leading_byte_offset_,
                 16u * u.stride_byte_offset_, unsigned(u.version_), unsigned(u.base_offset_), unsigned(u.lbo_mode_),
                 unsigned(u.layout_type_));
@@ -244,22 +245,27 @@ void expect_umma_config(const char* steps) {
 }
 
 // The configurations of the b-steps (src/blackwell/*.cu: kIdesc / kIdescPair, SharedStorage tiles):
-//   b01-b07  cta_group::1  M=128 N=128  A (128, 64)  B (128, 64)          tile.cuh kIdesc
-//   b08, b10 cta_group::2  M=256 N=256  A (128, 64)  B (128, 64) per CTA  kIdescPair
-//   b09      cta_group::2  M=256 N=256  A 2 x (128, 64)  B (128, 64) per CTA (two consumers, one B)
+//   b01-b07  cta_group::1  M=128 N=128  A (128, 64)  B (128, 64)              tile.cuh kIdesc
+//   b08      cta_group::2  M=256 N=256  A (128, 64)  B (128, 64) per CTA      08_cta_pair.cu kIdescPair
+//   b09      cta_group::2  M=256 N=256  A 2 x (128, 64)  B (128, 64) per CTA  (two consumers, one B)
+//   b10      cta_group::2  M=256 N=128  A 2 x (128, 64)  B (64, 64) per CTA   (two consumers x two 128-column
+//                                                                              accumulator stages)
 // each for f16 (what the steps issue) and bf16 (the dtype-aware encoder, for the bf16 work).
 TEST(CuteSm100, B01toB07_M128N128) {
   expect_umma_config<half_t, 128, 128, 1, 128, 128>("b01-b07");
   expect_umma_config<bfloat16_t, 128, 128, 1, 128, 128>("b01-b07 (bf16)");
 }
-TEST(CuteSm100, B08toB10_Pair_M256N256) {
-  expect_umma_config<half_t, 256, 256, 2, 128, 128>("b08-b10");
-  expect_umma_config<bfloat16_t, 256, 256, 2, 128, 128>("b08-b10 (bf16)");
+TEST(CuteSm100, B08B09_Pair_M256N256) {
+  expect_umma_config<half_t, 256, 256, 2, 128, 128>("b08, b09");
+  expect_umma_config<bfloat16_t, 256, 256, 2, 128, 128>("b08, b09 (bf16)");
+}
+TEST(CuteSm100, B10_Pair_M256N128) {
+  expect_umma_config<half_t, 256, 128, 2, 128, 64>("b10");
+  expect_umma_config<bfloat16_t, 256, 128, 2, 128, 64>("b10 (bf16)");
 }
 // Shapes no step uses yet, at the edges of what kind::f16 allows: M = 64 (cta_group::1), N = 8 (one 8-row B
-// group), N = 16 over a pair (8 B rows per CTA), M = 128 over a pair (64 A rows per CTA), N = 128 over a pair.
+// group), N = 16 over a pair (8 B rows per CTA), M = 128 over a pair (64 A rows per CTA).
 TEST(CuteSm100, UnusedEdgeShapes) {
-  expect_umma_config<half_t, 256, 128, 2, 128, 64>("pair, N=128");
   expect_umma_config<half_t, 64, 128, 1, 64, 128>("M=64");
   expect_umma_config<bfloat16_t, 128, 8, 1, 128, 8>("N=8");
   expect_umma_config<half_t, 256, 16, 2, 128, 8>("pair, N=16");
@@ -292,7 +298,9 @@ TEST(CuteSm100, InstrDescriptorEveryLegalShape) {
 // Every input-type pair, accumulator type and majorness our encoder takes, on one shape.
 template <class TA, class TB, class TD, cute::UMMA::Major MA, cute::UMMA::Major MB>
 void expect_idesc_variant() {
-  constexpr auto ours_major = [](cute::UMMA::Major m) { return m == cute::UMMA::Major::K ? sm100::Major::k : sm100::Major::mn; };
+  constexpr auto ours_major = [](cute::UMMA::Major m) {
+    return m == cute::UMMA::Major::K ? sm100::Major::k : sm100::Major::mn;
+  };
   const uint32_t ours = sm100::instr_descriptor_f16(
       128, 256, input_type<TA>(), input_type<TB>(),
       std::is_same_v<TD, float> ? sm100::AccumType::f32 : sm100::AccumType::f16, ours_major(MA), ours_major(MB));
