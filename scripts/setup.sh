@@ -45,4 +45,21 @@ py_get() {  # module pip-name debian-package
 py_get pytest pytest python3-pytest || { echo "setup: cannot install pytest" >&2; exit 1; }
 py_get matplotlib matplotlib python3-matplotlib || say "matplotlib unavailable: the plot tests will skip"
 
+# The CuTe headers of CUTLASS 4.2 (pip package nvidia-cutlass, under cutlass_library/source/include), for the
+# test that compares our descriptor encoders with CuTe's (tests/cute.cmake finds them through python3).
+# Test-only and pinned: the test was written against these headers. --no-deps: only the headers are used, not
+# the package's Python code (numpy, scipy, cuda-python, ...).
+cutlass_pin=4.2.0.0
+have_cutlass() {
+  python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('nvidia-cutlass') != '$cutlass_pin')" 2>/dev/null
+}
+if ! have_cutlass; then
+  say "installing nvidia-cutlass==$cutlass_pin (headers only) for $(command -v python3)"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  python3 -m pip install -q --disable-pip-version-check --no-deps "nvidia-cutlass==$cutlass_pin" 2>/dev/null \
+    || python3 -m pip install -q --disable-pip-version-check --no-deps --break-system-packages "nvidia-cutlass==$cutlass_pin" \
+    || true
+  have_cutlass || { echo "setup: cannot install nvidia-cutlass==$cutlass_pin (the CuTe headers)" >&2; exit 1; }
+fi
+
 say "cmake $(cmake --version | head -1 | cut -d' ' -f3), $(nvcc --version | tail -1), $(python3 --version)"

@@ -57,13 +57,38 @@ foreach(s b08 b09 b10)
                   "barrier.cluster" "tcgen05.ld.sync.aligned.32x32b"
                   LACKS "cta_group::1" "wgmma")
 endforeach()
-# b10: the writeback goes through SMEM and TMA stores, two staging buffers (bulk groups).
+# b09 writes back straight from registers; b10's change is the writeback through SMEM and TMA stores, two
+# staging buffers per epilogue warpgroup (bulk groups).
+expect_ptx(b09 LACKS "cp.async.bulk.tensor.2d.global.shared::cta" "cp.async.bulk.wait_group.read")
 expect_ptx(b10 HAS "cp.async.bulk.tensor.2d.global.shared::cta" "cp.async.bulk.commit_group"
                 "cp.async.bulk.wait_group.read" "fence.proxy.async.shared::cta")
 
+# The instruction descriptor every tcgen05.mma of a b-step takes (a register set by mov.b32 from a constant):
+# the (M, N) configurations that tests/test_cute_descriptors.cu checks bit for bit against CuTe.
+function(expect_idesc step value)
+  file(READ ${PTX_DIR}/${step}.ptx ptx)
+  string(REGEX MATCHALL "tcgen05\\.mma\\.[^\n;]*, %r[0-9]+, [^\n,;]*" mmas "${ptx}")  # (no ';': a list)
+  if(NOT mmas)
+    message(FATAL_ERROR "${step}.ptx has no tcgen05.mma")
+  endif()
+  foreach(mma ${mmas})
+    string(REGEX MATCH ", (%r[0-9]+), [^,]*$" _ "${mma}")
+    string(FIND "${ptx}" "mov.b32 \t${CMAKE_MATCH_1}, ${value};" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${step}.ptx: '${mma}' does not take the instruction descriptor ${value}")
+    endif()
+  endforeach()
+endfunction()
+foreach(s b01 b02 b03 b04 b05 b06 b07)
+  expect_idesc(${s} 136314896)  # 0x08200010: M=128, N=128, f16 x f16 -> f32, K-major
+endforeach()
+expect_idesc(b08 272629776)     # 0x10400010: M=256 (cta_group::2), N=256
+expect_idesc(b09 272629776)
+expect_idesc(b10 270532624)     # 0x10200010: M=256 (cta_group::2), N=128
+
 # TMEM columns each b-step allocates (tcgen05.alloc reads them from a register set just before it):
-# 128 for one 128x128 accumulator; 256 for the pair's 128x256 (b08); 512 for two consumers (b09) or two
-# accumulator stages (b10).
+# 128 for one 128x128 accumulator; 256 for the pair's 128x256 (b08); 512 for two consumers (b09: 2 x 256) and
+# for two consumers with two accumulator stages each (b10: 2 x 2 x 128).
 function(expect_tmem_columns step cols)
   file(READ ${PTX_DIR}/${step}.ptx ptx)
   string(REGEX MATCH "tcgen05\\.alloc[^\n]*, (%r[0-9]+);" alloc "${ptx}")

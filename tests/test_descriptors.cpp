@@ -65,3 +65,18 @@ TEST(Sm100InstrDescriptor, F16F32KMajor) {
   EXPECT_EQ(sm100::instr_descriptor_f16_f32(256, 256), 0x10400010u);
   EXPECT_EQ(sm100::instr_descriptor_f16_f32(128, 128) & (1u << 23), 0u);  // bit 23 reserved
 }
+
+// The dtype-aware form: A/B type at bits 7 and 10 (bf16 = 1), D type at bit 4, transpose bits 15/16.
+TEST(Sm100InstrDescriptor, TypesAndMajorness) {
+  using sm100::AccumType, sm100::InputType, sm100::Major;
+  EXPECT_EQ(sm100::instr_descriptor_f16(128, 128, InputType::f16, InputType::f16),
+            sm100::instr_descriptor_f16_f32(128, 128));
+  EXPECT_EQ(sm100::instr_descriptor_f16(128, 128, InputType::bf16, InputType::bf16), 0x08200490u);  // + 0x480
+  EXPECT_EQ(sm100::instr_descriptor_f16(256, 256, InputType::bf16, InputType::bf16), 0x10400490u);
+  EXPECT_EQ(sm100::instr_descriptor_f16(256, 128, InputType::f16, InputType::f16), 0x10200010u);   // b10
+  EXPECT_EQ(sm100::instr_descriptor_f16(128, 256, InputType::f16, InputType::f16, AccumType::f16), 0x08400000u);
+  EXPECT_EQ(sm100::instr_descriptor_f16(128, 128, InputType::f16, InputType::f16, AccumType::f32, Major::mn, Major::k),
+            0x08200010u | (1u << 15));
+  EXPECT_EQ(sm100::instr_descriptor_f16(128, 128, InputType::f16, InputType::f16, AccumType::f32, Major::k, Major::mn),
+            0x08200010u | (1u << 16));
+}

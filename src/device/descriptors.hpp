@@ -60,10 +60,24 @@ LADDER_HD constexpr uint64_t kmajor_sw128_descriptor(uint32_t smem_addr) {
 }
 
 // ---- tcgen05.mma instruction descriptor, kind::f16 (PTX ISA 9.7.16.10.2, Table "Instruction descriptor")
-// bits [4,6) D type (1 = f32) · [7,10) A type (0 = f16) · [10,13) B type (0 = f16) · 15/16 transpose A/B
-// (0 = K-major) · [17,23) N >> 3 · bit 23 reserved · [24,29) M >> 4.
+// bits [4,6) D type (0 = f16, 1 = f32) · [7,10) A type (0 = f16, 1 = bf16) · [10,13) B type (likewise) ·
+// 13/14 negate A/B (0) · 15/16 transpose A/B (0 = K-major, 1 = MN-major) · [17,23) N >> 3 · bit 23 reserved ·
+// [24,29) M >> 4. Bits [0,4) (sparsity, saturate) and [30,32) (max shift, .ws only) stay 0.
+enum class InputType : uint32_t { f16 = 0, bf16 = 1 };  // A and B of kind::f16
+enum class AccumType : uint32_t { f16 = 0, f32 = 1 };   // D
+enum class Major : uint32_t { k = 0, mn = 1 };          // which extent of the operand is contiguous
+
+LADDER_HD constexpr uint32_t instr_descriptor_f16(uint32_t M, uint32_t N, InputType a, InputType b,
+                                                  AccumType d = AccumType::f32, Major a_major = Major::k,
+                                                  Major b_major = Major::k) {
+  return (static_cast<uint32_t>(d) << 4) | (static_cast<uint32_t>(a) << 7) | (static_cast<uint32_t>(b) << 10) |
+         (static_cast<uint32_t>(a_major) << 15) | (static_cast<uint32_t>(b_major) << 16) | ((N >> 3) << 17) |
+         ((M >> 4) << 24);
+}
+
+// What every b-step issues: f16 × f16 → f32, both operands K-major.
 LADDER_HD constexpr uint32_t instr_descriptor_f16_f32(uint32_t M, uint32_t N) {
-  return (1u << 4) | (0u << 7) | (0u << 10) | ((N >> 3) << 17) | ((M >> 4) << 24);
+  return instr_descriptor_f16(M, N, InputType::f16, InputType::f16);
 }
 }  // namespace sm100
 
