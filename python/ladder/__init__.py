@@ -32,10 +32,11 @@ __version__ = "0.1.0"
 # With torch, the operators are registered on import (torch.ops.ladder.* exist as soon as ladder is imported,
 # e.g. for a graph or an exported program that names them); without it the rest of the package still works.
 try:
-    import torch as _torch  # noqa: F401
+    import torch as _torch
 except (ImportError, OSError) as _e:  # OSError: a torch whose own libraries fail to load
     _torch_missing = f"import torch failed: {_e}"
 else:
+    del _torch
     _torch_missing = None
     from . import ops, nn  # noqa: E402  (registers torch.ops.ladder.*)
     from .ops import linear, plan, swiglu  # noqa: E402
