@@ -243,21 +243,25 @@ def _layout_message(t, name: str, row: str, advice: str) -> str:
             f"its leading dimensions must flatten to rows of one stride — {advice}")
 
 
+_DESC_SIZE = ctypes.sizeof(_library.GemmDesc)
+
+
 def descriptor(call: Call, x, weight, out, bias=None, residual=None) -> _library.GemmDesc:
     """The ladder_gemm_desc for a checked call on these tensors (x must be a matrix: copied first if not)."""
     xm, wm, dm = as_matrix(x), as_matrix(weight), as_matrix(out)
-    desc = _library.gemm_desc(
-        M=call.m, N=call.n, K=call.k, A=x.data_ptr(), lda=xm.ld, B=weight.data_ptr(), ldb=wm.ld,
-        D=out.data_ptr(), ldd=dm.ld, ab_dtype=call.ab_dtype, d_dtype=call.d_dtype, alpha=call.alpha,
-        beta=call.beta, activation=call.activation, epilogue=call.epilogue,
-        step=call.step.encode("utf-8") if call.step is not None else None)
+    fields = dict(struct_size=_DESC_SIZE, M=call.m, N=call.n, K=call.k, A=x.data_ptr(), lda=xm.ld,
+                  B=weight.data_ptr(), ldb=wm.ld, D=out.data_ptr(), ldd=dm.ld, ab_dtype=call.ab_dtype,
+                  d_dtype=call.d_dtype, alpha=call.alpha, beta=call.beta, activation=call.activation,
+                  epilogue=call.epilogue, bias_dtype=call.bias_dtype)
+    if call.step is not None:
+        fields["step"] = call.step.encode("utf-8")
     if call.has_bias:
-        desc.bias, desc.bias_dtype = bias.data_ptr(), call.bias_dtype
+        fields["bias"] = bias.data_ptr()
     if call.c_source == "residual":
-        desc.C, desc.ldc = residual.data_ptr(), as_matrix(residual).ld
+        fields["C"], fields["ldc"] = residual.data_ptr(), as_matrix(residual).ld
     elif call.c_source == "out":
-        desc.C, desc.ldc = out.data_ptr(), dm.ld
-    return desc
+        fields["C"], fields["ldc"] = out.data_ptr(), dm.ld
+    return _library.GemmDesc(**fields)  # one C-level constructor: the fields not named are zero
 
 
 def launch(call: Call, x, weight, out, bias=None, residual=None, stream: int = 0) -> None:
