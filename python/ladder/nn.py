@@ -244,8 +244,9 @@ def patch(model: torch.nn.Module, *, fuse_swiglu: bool = False,
     """Replaces ``model``'s nn.Linear modules, in place, by ladder.nn.Linear over the same Parameters.
 
     A module is left as it was, with the reason in the report, when its weight is not fp16/bf16 or not on a
-    device of type in ``devices`` (CUDA; the ops' CPU kernel is the fp32 reference, for tests), it is a subclass of nn.Linear (its forward may differ), it has hooks, or ``include(name,
-    module)`` returns False. ``fuse_swiglu=True`` also replaces Llama-style MLPs (gate_proj, up_proj, down_proj,
+    device whose type is in ``devices`` (CUDA; on CPU the ops run the fp32 reference, which is for tests), it
+    is a subclass of nn.Linear (its forward may differ), it has hooks, or ``include(name, module)`` returns
+    False. ``fuse_swiglu=True`` also replaces Llama-style MLPs (gate_proj, up_proj, down_proj,
     SiLU act_fn; checked on a probe input first) by :class:`SwiGLU`, which COPIES the gate and up weights into
     one [gate; up] tensor. A module reached under several names is replaced once, everywhere.
     Returns a :class:`PatchReport` (also printed with ``verbose=True``).

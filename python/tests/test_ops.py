@@ -60,7 +60,7 @@ def test_fake_outputs_have_the_real_shapes_dtypes_and_strides(dtype):
         assert (y.dtype, y.stride()) == (torch.float32, (672, 96, 1))
         h = ladder.swiglu(x, w, residual=torch.empty(4, 7, 48, dtype=dtype, device="cuda"))
         assert (h.shape, h.stride(), h.dtype) == ((4, 7, 48), (336, 48, 1), dtype)
-        strided = torch.empty(4, 14, 64, dtype=dtype, device="cuda")[:, ::2]   # copied by the real op
+        strided = torch.empty(4, 13, 64, dtype=dtype, device="cuda")[:, ::2]   # copied by the real op
         assert ladder.linear(strided, w).stride() == (672, 96, 1)
         d = ladder.gemm(x[0], w)
         assert (d.shape, d.stride()) == ((7, 96), (96, 1))
@@ -257,3 +257,26 @@ def test_plan_without_v2_says_what_is_missing():
         pytest.skip("this libladder.so has ladder_gemm_plan (test_gpu_ops.py checks its text)")
     with pytest.raises(ladder.MissingEntryPointError, match=re.escape("ladder.plan needs ladder_gemm_plan")):
         ladder.plan(rand(4, 32), rand(8, 32))
+
+
+def test_the_cuda_path_reads_the_stream_inside_the_op_and_copies_only_what_it_must(monkeypatch):
+    """ops._on_cuda, the CUDA kernel's body, with the CUDA calls replaced (no GPU here): test_gpu_ops.py runs it."""
+    import contextlib
+    import types
+
+    from ladder import _launch
+    launched, entered = [], []
+    monkeypatch.setattr(_launch, "launch", lambda call, x, w, out, bias, residual, stream:
+                        launched.append((x.data_ptr(), tuple(x.stride()), stream)))
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device: types.SimpleNamespace(cuda_stream=0x5EED))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "device", lambda d: entered.append(str(d)) or contextlib.nullcontext())
+    w = rand(96, 64)
+    x = rand(2, 5, 64)  # x[:, ::2] has rows 128 apart within a batch, 320 across: not one row stride
+    for view in (x, x[:, -1:, :], x[:, ::2, :], x[:, :0, :]):
+        call = _launch.check_call(torch, view, w)
+        ops._on_cuda(call, view, w, torch.empty(call.out_shape, dtype=view.dtype), None, None)
+    assert [p for p, _, _ in launched[:2]] == [x.data_ptr(), x[:, -1:, :].data_ptr()]  # flattened, not copied
+    assert launched[2][1] == (192, 64, 1) and launched[2][0] != x[:, ::2].data_ptr()  # x[:, ::2]: a dense copy
+    assert len(launched) == 3 and all(s == 0x5EED for _, _, s in launched)            # M = 0 launches nothing
+    assert entered == ["cpu"] * 3  # the tensors' device is not the current one: switched to it for the launch
