@@ -247,7 +247,7 @@ def test_llama_model_dry_run(tmp_path, torch_or_skip, impl):
     import llama_model
     out = tmp_path / "llama.json"
     assert llama_model.main(["--dry-run", "--impl", impl, "--out", str(out), "--batches", "1",
-                             "--no-compile-baseline"]) == 0
+                             "--no-compile-baseline", "--compile-fused"]) == 0
     data = json.loads(out.read_text())
     assert ("LlamaForCausalLM" in data["meta"]["model"]) == (impl == "hf")
     value = {(r["part"], r["variant"], r["metric"]): r["value"] for r in data["rows"]}
