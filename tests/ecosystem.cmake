@@ -7,7 +7,11 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME python COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/python/run_tests.py
                                ${PROJECT_SOURCE_DIR}/python/tests)
   set_tests_properties(python PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "LADDER_LIBRARY=$<TARGET_FILE:ladder>;PYTHONDONTWRITEBYTECODE=1")
+                       ENVIRONMENT "LADDER_LIBRARY=$<TARGET_FILE:ladder>;LADDER_DESC_LAYOUT=$<TARGET_FILE:ladder_desc_layout>;PYTHONDONTWRITEBYTECODE=1")
+  # The package as `pip install .` installs it (the `python` install component), imported from outside.
+  add_test(NAME python_package_layout
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/python_package
+                   -DPYTHON=${Python3_EXECUTABLE} -P ${CMAKE_CURRENT_SOURCE_DIR}/python_package.cmake)
 else()
   message(STATUS "no python3: the Python tests are not registered")
 endif()

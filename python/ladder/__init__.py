@@ -1,26 +1,53 @@
 """ladder — a half-precision GEMM built as a ladder of small steps, from Python.
 
     import torch, ladder
-    a = torch.randn(4096, 4096, dtype=torch.float16, device="cuda")
-    b = torch.randn(4096, 4096, dtype=torch.float16, device="cuda")
-    d = ladder.gemm(a, b)            # d = a @ b.T, fp32 accumulation, on torch's current stream
-    ladder.steps()                   # ['h01', 'h02', ...]
+    x = torch.randn(8, 512, 4096, dtype=torch.bfloat16, device="cuda")
+    w = torch.randn(14336, 4096, dtype=torch.bfloat16, device="cuda")
+    y = ladder.linear(x, w, bias, activation="gelu_tanh")   # one GEMM, epilogue fused: torch.ops.ladder.linear
+    h = ladder.swiglu(x, w_gate_up)                         # silu(x·gateᵀ) · (x·upᵀ) from [gate; up]
+    d = ladder.gemm(a, b)                                   # a @ b.T (2-D), on torch's current stream
+    ladder.patch(model)                                     # nn.Linear -> ladder.nn.Linear, with a report
+    ladder.steps()                                          # ['h01', 'h02', ...]
 
-A pure-Python binding over libladder.so's C ABI (include/ladder/ladder.h) with ctypes. torch is imported
-only by :func:`gemm`; everything else works without it. The library is found through LADDER_LIBRARY,
-then this package's folder, then build/release and build/debug of the repository, then the system loader.
+A pure-Python binding over libladder.so's C ABI (include/ladder/ladder.h) with ctypes. With torch installed,
+importing ladder registers the torch operators torch.ops.ladder.* (ladder/ops.py) and ladder.nn; without
+torch, steps(), gemm_raw() and gemm_v2() still work. The library is found through LADDER_LIBRARY, then this
+package's folder (where ``pip install .`` puts it), then build/release and build/debug of the repository,
+then the system loader.
 """
 from __future__ import annotations
 
 import ctypes
 from typing import List, Optional
 
-from ._library import (LadderError, LibraryNotFoundError, Status, candidate_paths, check, library,
+from ._library import (Activation, DType, Epilogue, GemmDesc, LadderError, LibraryNotFoundError,
+                       MissingEntryPointError, Status, candidate_paths, check, gemm_desc, has_v2, library,
                        library_path)
 
-__all__ = ["gemm", "gemm_raw", "steps", "LadderError", "LibraryNotFoundError", "Status", "library_path",
-           "candidate_paths"]
+__all__ = ["gemm", "linear", "swiglu", "plan", "patch", "nn", "ops", "gemm_raw", "gemm_v2", "steps",
+           "LadderError", "LibraryNotFoundError", "MissingEntryPointError", "Status", "DType", "Activation",
+           "Epilogue", "GemmDesc", "gemm_desc", "has_v2", "library_path", "candidate_paths"]
 __version__ = "0.1.0"
+
+# With torch, the operators are registered on import (torch.ops.ladder.* exist as soon as ladder is imported,
+# e.g. for a graph or an exported program that names them); without it the rest of the package still works.
+try:
+    import torch as _torch
+except (ImportError, OSError) as _e:  # OSError: a torch whose own libraries fail to load
+    _torch_missing = f"import torch failed: {_e}"
+else:
+    del _torch
+    _torch_missing = None
+    from . import ops, nn  # noqa: E402  (registers torch.ops.ladder.*)
+    from .ops import linear, plan, swiglu  # noqa: E402
+    from .nn import patch  # noqa: E402
+
+
+def __getattr__(name):  # only reached without torch: say what is missing instead of AttributeError
+    if name in ("linear", "swiglu", "plan", "patch", "nn", "ops"):
+        raise ImportError(f"ladder.{name} needs PyTorch ({_torch_missing}); ladder.gemm_raw and ladder.gemm_v2 "
+                          "take raw device pointers without it")
+    raise AttributeError(f"module 'ladder' has no attribute {name!r}")
 
 
 def steps() -> List[str]:
@@ -55,72 +82,29 @@ def gemm_raw(a: int, b: int, d: int, m: int, n: int, k: int, *, lda: Optional[in
     check(code)
 
 
-def _row_stride(t, name: str, row_length_name: str) -> int:
-    """The leading dimension of a 2-D tensor whose last dimension is contiguous (ValueError otherwise)."""
-    rows, cols = t.shape
-    if t.stride(1) != 1 and cols > 1:
-        raise ValueError(f"{name} must have a contiguous last dimension ({row_length_name}); its strides are "
-                         f"{tuple(t.stride())} — pass {name}.contiguous()")
-    if rows <= 1:
-        return max(int(cols), 1)  # a single row's stride is never used; torch may report anything
-    if t.stride(0) < cols:
-        raise ValueError(f"{name} has overlapping or column-major rows (strides {tuple(t.stride())}, "
-                         f"shape {tuple(t.shape)}) — pass {name}.contiguous()")
-    return int(t.stride(0))
+def gemm_v2(desc: GemmDesc, stream: int = 0) -> None:
+    """ladder_gemm_v2 on a descriptor (:func:`gemm_desc` builds one): raw pointers, dtypes, the epilogue.
 
-
-def _check_operand(torch, t, name: str) -> None:
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
-    if t.dtype != torch.float16:
-        raise TypeError(f"{name} must be torch.float16, not {t.dtype}")
-    if t.device.type != "cuda":
-        raise ValueError(f"{name} must be a CUDA tensor, not on {t.device}")
-    if t.dim() != 2:
-        raise ValueError(f"{name} must be 2-D, not {t.dim()}-D (shape {tuple(t.shape)})")
+    ``stream`` is a cudaStream_t as an int. Raises LadderError, or MissingEntryPointError with a library
+    built before the descriptor API.
+    """
+    from ._library import require_v2
+    lib = require_v2("ladder.gemm_v2")
+    check(lib.ladder_gemm_v2(ctypes.byref(desc), ctypes.c_void_p(stream)))
 
 
 def gemm(a, b, out=None, step: Optional[str] = "best"):
-    """Returns a @ b.T for fp16 CUDA tensors a [M, K] and b [N, K], computed by libladder.
+    """Returns a @ b.T for fp16 or bf16 CUDA tensors a [M, K] and b [N, K], computed by libladder.
 
-    Accumulates in fp32 and rounds once to fp16. Runs on torch's current stream of a's device.
-    ``out``: an fp16 [M, N] CUDA tensor to write into (rows may be strided). ``step``: a step id such as
-    'h03', or 'best' (the fastest step that accepts the problem on this GPU).
+    Accumulates in fp32 and rounds once to a's dtype (or to fp32 when ``out`` is fp32). Runs on torch's
+    current stream of a's device. ``out``: a [M, N] tensor to write into (rows may be strided). ``step``: a
+    step id such as 'h03', or 'best' (the fastest step that accepts the problem on this GPU).
     Rows of a, b and out may be strided (a[:, :K] of a wider tensor); the last dimension must be contiguous.
     Raises TypeError / ValueError for arguments that are wrong in Python terms, LadderError for what the
     library rejects (shape not accepted by the step, misalignment, unknown step, no suitable GPU).
+    This is torch.ops.ladder.gemm (ladder::gemm_out with out=): it works under torch.compile and CUDA graphs.
     """
-    try:
-        import torch
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("ladder.gemm needs PyTorch (import torch failed); "
-                          "ladder.gemm_raw takes raw device pointers without it") from e
-
-    _check_operand(torch, a, "a")
-    _check_operand(torch, b, "b")
-    if b.device != a.device:
-        raise ValueError(f"a and b must be on the same device (a on {a.device}, b on {b.device})")
-    m, k = a.shape
-    n, kb = b.shape
-    if kb != k:
-        raise ValueError(f"a is [M, K] = {tuple(a.shape)} and b is [N, K] = {tuple(b.shape)}: their K differ")
-    if m == 0 or n == 0 or k == 0:
-        raise ValueError(f"M, N and K must be positive (got M={m}, N={n}, K={k})")
-    lda = _row_stride(a, "a", "K")
-    ldb = _row_stride(b, "b", "K")
-    if out is None:
-        out = torch.empty((m, n), dtype=torch.float16, device=a.device)
-    else:
-        _check_operand(torch, out, "out")
-        if out.device != a.device:
-            raise ValueError(f"out must be on a's device {a.device}, not {out.device}")
-        if tuple(out.shape) != (m, n):
-            raise ValueError(f"out must have shape [M, N] = {(m, n)}, not {tuple(out.shape)}")
-    ldd = _row_stride(out, "out", "N")
-
-    with torch.cuda.device(a.device):
-        stream = torch.cuda.current_stream(a.device).cuda_stream
-        dense = lda == k and ldb == k and ldd == n
-        gemm_raw(a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, step=step, stream=stream,
-                 **({} if dense else {"lda": lda, "ldb": ldb, "ldd": ldd}))
-    return out
+    if _torch_missing is not None:
+        raise ImportError(f"ladder.gemm needs PyTorch ({_torch_missing}); "
+                          "ladder.gemm_raw takes raw device pointers without it")
+    return ops.gemm(a, b, out=out, step=step)

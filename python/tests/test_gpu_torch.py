@@ -91,7 +91,7 @@ def test_argument_errors_with_real_tensors():
     a, b = operands(128, 128, 64)
     with pytest.raises(TypeError, match="torch.float16"):
         ladder.gemm(a.float(), b)
-    with pytest.raises(ValueError, match="CUDA tensor"):
+    with pytest.raises(ValueError, match="same device"):
         ladder.gemm(a, b.cpu())
     with pytest.raises(ValueError, match="contiguous last dimension"):
         ladder.gemm(a, b.T.contiguous().T)

@@ -166,3 +166,99 @@ def test_steps_that_accept_no_shape_are_listed_not_tabled(tmp_path, readme):
     assert "| `h02`" not in text
     assert "Not in the table (they accept none of these shapes): `h02`." in text
     assert "| `h04` | 4096³ | 687.0" in text
+
+
+# ---- scripts/torch_bench.py and scripts/llama_model.py: their dry runs (CPU, torch math) -----------------------
+
+import json  # noqa: E402
+
+import torch_timing  # noqa: E402
+
+
+def test_the_commit_comes_from_the_flag_the_environment_git_or_the_build_stamp(tmp_path, monkeypatch):
+    monkeypatch.delenv("LADDER_COMMIT", raising=False)
+    assert torch_timing.commit("abc123") == "abc123"
+    monkeypatch.setenv("LADDER_COMMIT", "fromenv")
+    assert torch_timing.commit() == "fromenv"
+    monkeypatch.delenv("LADDER_COMMIT")
+    assert torch_timing.commit(repo=tmp_path) == "unknown"  # no git repository there, no stamp
+    stamp = tmp_path / "build" / "release" / "generated" / "ladder_version.hpp"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text('#pragma once\n#define LADDER_GIT_COMMIT "0123456789ab-dirty"\n')
+    assert torch_timing.commit(repo=tmp_path) == "0123456789ab-dirty"
+
+
+def test_results_files_and_table(tmp_path):
+    meta = {"commit": "c0ffee", "date": "2026-12-01T00:00:00Z", "gpu": "NVIDIA H200", "torch": "2.11.0"}
+    rows = [{"case": "mlp", "ms": 1.23456789, "ok": True}, {"case": "gelu", "status": "error: boom"}]
+    csv_path = torch_timing.write_results(tmp_path / "r.json", meta, rows)
+    assert json.loads((tmp_path / "r.json").read_text()) == {"meta": meta, "rows": rows}
+    lines = csv_path.read_text().splitlines()
+    assert lines[0] == "case,ms,ok,status,commit,date,gpu,torch"
+    assert lines[1] == "mlp,1.23457,True,,c0ffee,2026-12-01T00:00:00Z,NVIDIA H200,2.11.0"
+    text = torch_timing.table(rows, ["case", "ms", "ok", "status"])
+    assert text.splitlines()[1].split() == ["mlp", "1.235", "yes", "—"]
+    assert torch_timing.input_sets(4 << 20, 50 << 20) == 8 and torch_timing.input_sets(200 << 20, 50 << 20) == 2
+
+
+@pytest.fixture
+def torch_or_skip():
+    return pytest.importorskip("torch", reason="torch is not installed (the scripts' dry runs need it)")
+
+
+def test_torch_bench_dry_run(tmp_path, torch_or_skip):
+    import torch_bench
+    out = tmp_path / "tb.json"
+    assert torch_bench.main(["--dry-run", "--out", str(out), "--dtypes", "bfloat16", "--mlp-tokens", "8",
+                             "--gelu", "gelu_tanh", "--commit", "testcommit"]) == 0
+    data = json.loads(out.read_text())
+    assert data["meta"]["commit"] == "testcommit" and data["meta"]["dry_run"] is True
+    assert {"date", "gpu", "torch", "ladder_library"} <= data["meta"].keys()
+    rows = {r["case"]: r for r in data["rows"]}
+    assert rows.keys() == {"mlp_swiglu_residual", "linear_bias_gelu_tanh"}
+    for r in rows.values():
+        assert r["status"] == "pass" and r["ladder_rel_err"] < 1e-2 and r["eager_rel_err"] < 1e-2
+        assert r["eager_ms"] > 0 and r["ladder_ms"] > 0 and r["compile_ms"] > 0 and r["speedup_vs_eager"] > 0
+    assert rows["mlp_swiglu_residual"]["target_vs_compile"] == 1.03
+    assert "meets_target_vs_eager" in rows["linear_bias_gelu_tanh"]
+    assert out.with_suffix(".csv").read_text().splitlines()[0].endswith("commit,date,gpu,torch")
+
+
+def test_torch_bench_reports_a_failing_case_and_goes_on(tmp_path, torch_or_skip, monkeypatch):
+    import ladder
+    import torch_bench
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("swiglu is broken")
+
+    monkeypatch.setattr(ladder, "swiglu", broken)
+    out = tmp_path / "tb.json"
+    assert torch_bench.main(["--dry-run", "--out", str(out), "--dtypes", "float16", "--mlp-tokens", "8",
+                             "--gelu", "gelu"]) == 1
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["case"] for r in rows] == ["mlp_swiglu_residual", "linear_bias_gelu"]
+    assert rows[0]["status"] == "error: RuntimeError: swiglu is broken" and rows[1]["status"] == "pass"
+
+
+@pytest.mark.parametrize("impl", ["mini", "hf"])
+def test_llama_model_dry_run(tmp_path, torch_or_skip, impl):
+    if impl == "hf":
+        pytest.importorskip("transformers", reason="transformers is not installed")
+    import llama_model
+    out = tmp_path / "llama.json"
+    assert llama_model.main(["--dry-run", "--impl", impl, "--out", str(out), "--batches", "1",
+                             "--no-compile-baseline", "--compile-fused"]) == 0
+    data = json.loads(out.read_text())
+    assert ("LlamaForCausalLM" in data["meta"]["model"]) == (impl == "hf")
+    value = {(r["part"], r["variant"], r["metric"]): r["value"] for r in data["rows"]}
+    for part in ("fp16", "bf16"):
+        for variant in ("torch", "ladder", "ladder_fused"):
+            assert value[(part, variant, "prefill16_eager_tokens_per_s")] > 0
+            assert value[(part, variant, "decode_b1_tokens_per_s")] > 0
+            assert value[(part, variant, "decode_loop_vs_forward_rel_err")] < 2e-2
+    for variant in ("ladder", "ladder_fused"):
+        assert value[("bf16", variant, "error_in_line_with_torch_bf16")] is True
+        assert 0 <= value[("bf16", variant, "top1_agreement_with_fp32")] <= 1
+        assert value[("compile", variant, "graph_breaks")] == 0
+        assert value[("compile", variant, "compiled_vs_eager_rel_err")] < 1e-2
+    assert "ladder.patch: 9 nn.Linear replaced" in data["meta"]["patch_ladder_fused_bfloat16"]
