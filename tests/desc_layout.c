@@ -33,7 +33,7 @@ int main(void) {
   FIELD(bias_dtype);
   FIELD(activation);
   FIELD(epilogue);
-  FIELD(reserved0);
+  FIELD(flags);
   FIELD(a_scale);
   FIELD(b_scale);
   FIELD(step);

@@ -78,7 +78,7 @@ class GemmDesc(ctypes.Structure):
         ("bias_dtype", ctypes.c_int32),
         ("activation", ctypes.c_int32),
         ("epilogue", ctypes.c_int32),
-        ("reserved0", ctypes.c_int32),
+        ("flags", ctypes.c_int32),
         ("a_scale", ctypes.POINTER(ctypes.c_float)),
         ("b_scale", ctypes.POINTER(ctypes.c_float)),
         ("step", ctypes.c_char_p),

@@ -230,7 +230,7 @@ def test_the_descriptor_carries_every_epilogue_field(lib):
     assert (d["A"], d["B"], d["D"], d["C"], d["bias"]) == (0x1000, 0x2000, 0x5000, 0x4000, 0x3000)
     assert (d["ab_dtype"], d["d_dtype"], d["bias_dtype"]) == (DType.BF16, DType.F32, DType.F32)
     assert (d["alpha"], d["beta"], d["ldc"]) == (0.5, 2.0, 96)
-    assert (d["activation"], d["epilogue"], d["reserved0"]) == (Activation.GELU_TANH, Epilogue.DEFAULT, 0)
+    assert (d["activation"], d["epilogue"], d["flags"]) == (Activation.GELU_TANH, Epilogue.DEFAULT, 0)
     assert d["step"] == b"h10" and not d["a_scale"] and not d["b_scale"]
 
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One H200 call: everything that verifies and measures the library. Prebuilt binaries (carried build/release);
+# logs and CSVs under $OUT, tarred at the end (at most 8 files come back). SECTIONS picks parts (default: all).
+#   verify: GPU tests, check suites (ladder, standard, sweep, small-M sweep), the v2/torch check, pytest
+#   bench:  decode, few-tile, standard and ladder benchmarks with the same-run read floor
+#   torch:  the torch-op benchmark (MLP, Linear+GELU) and the Llama model (decode graphs, prefill, bf16 patch)
+#   sanitize: compute-sanitizer memcheck / racecheck / synccheck on the new kernels
+set -uo pipefail
+B=${LADDER_BUILD:-build/release}
+OUT=${OUT:-/tmp/ladder-out}
+L=$OUT/logs; mkdir -p "$L"
+export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1 PYTHONUNBUFFERED=1
+export LADDER_COMMIT=$(sed -n 's/.*LADDER_GIT_COMMIT "\(.*\)".*/\1/p' "$B/generated/ladder_version.hpp" 2>/dev/null)
+T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
+echo "commit $LADDER_COMMIT" >> "$L/gpu.txt"
+for s in ${SECTIONS:-verify bench}; do
+  echo "== $s $(date -u +%T)"
+  case $s in
+    verify)
+      T 120 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12
+      T 120 "$B/ladder" check --steps hopper --suite check --seeds 1 > "$L/check-ladder.log" 2>&1; tail -1 "$L/check-ladder.log"
+      T 100 "$B/ladder" check --steps h09-h13,best --suite standard --seeds 1 > "$L/check-standard.log" 2>&1; tail -1 "$L/check-standard.log"
+      T 120 "$B/ladder" check --steps h09-h13,best --suite sweep --seeds 1 > "$L/check-sweep.log" 2>&1; tail -1 "$L/check-sweep.log"
+      T 120 "$B/ladder" check --steps h12,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      T 60 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log"
+      T 240 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -3 "$L/pytest.log" ;;
+    bench)
+      O="--target-ms ${TMS:-100} --warmup-ms 30"
+      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+      T 100 "$B/ladder" bench --steps h03-h13,best --suite bench $O --csv "$OUT/bench-ladder.csv" > "$L/bench-ladder.log" 2>&1
+      tail -16 "$L/bench-ladder.log" | cut -c1-100 ;;
+    torch)
+      T 300 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -22 "$L/torch-bench.log"
+      T 280 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;
+    sanitize)
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h09-h13,best \
+          --shapes 1x4096x512,7x1000x520,33x777x1024,130x300x256,64x256x4104,300x520x1000 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+  esac
+done
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$L"
+ls "$OUT"
