@@ -33,8 +33,14 @@ for s in ${SECTIONS:-verify bench}; do
       T 100 "$B/ladder" bench --steps h03-h13,best --suite bench $O --csv "$OUT/bench-ladder.csv" > "$L/bench-ladder.log" 2>&1
       tail -16 "$L/bench-ladder.log" | cut -c1-100 ;;
     torch)
-      T 300 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -22 "$L/torch-bench.log"
-      T 280 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;
+      T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -22 "$L/torch-bench.log"
+      T 220 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;
+    bench-mid)  # the decode suite's M >= 64 rows and the few-tile shapes: where the cost model picks among families
+      O="--target-ms ${TMS:-80} --warmup-ms 20"
+      T 90 "$B/ladder" bench --steps best --m 64,128,256,512 --n 4096,1024,14336,8192,28672 --k 4096,8192,14336 $O \
+        --csv "$OUT/bench-mid.csv" > "$L/bench-mid.log" 2>&1
+      T 40 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h09-h13,best \

@@ -106,11 +106,6 @@ TilePick tile_pick(const detail::Problem& p) {
                                            clusters);
     return {Kernel::coop_regs, us(2.0 * sk.tile_times())};
   }
-  // Fewer 128×128 tiles than SMs: 128×64 tiles so every SM gets work (1024³: 64 → 128 tiles).
-  if (tiles_128 < sms && !p.ep.swiglu) {
-    const double units = 0.5 * static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
-    return {Kernel::pingpong_narrow, us(units)};
-  }
   const int64_t tiles_256 = rows * ((cols * w + 255) / 256), tiles_192 = rows * ((cols + 191) / 192);
   const int64_t square_tiles = rows * ((cols * w + 127) / 128);
   if (square_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return {Kernel::coop, us(2.0 * (tiles_256 + clusters - 1) / clusters)};
@@ -121,8 +116,15 @@ TilePick tile_pick(const detail::Problem& p) {
   const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
   // Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 %
   // (it moves 17 % more bytes per FLOP) and cannot take SwiGLU.
-  if (!p.ep.swiglu && narrow_coop < 0.97 * std::min(square, coop)) return {Kernel::coop192, us(narrow_coop)};
-  return square < coop ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop)};
+  TilePick pick = square < coop ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop)};
+  if (!p.ep.swiglu && narrow_coop < 0.97 * std::min(square, coop)) pick = {Kernel::coop192, us(narrow_coop)};
+  // Fewer 128×128 tiles than SMs: 128×64 ping-pong tiles so every SM gets work (1024³: 64 → 128 tiles). A wave
+  // of them costs a whole unit, not half (measured 2026-12-01: 128×4096×14336, one wave, 91 µs ≈ 224 × 0.41).
+  if (tiles_128 < sms && !p.ep.swiglu) {
+    const double narrow = static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
+    if (us(narrow) < pick.us) pick = {Kernel::pingpong_narrow, us(narrow)};
+  }
+  return pick;
 }
 
 struct Choice {
