@@ -25,6 +25,16 @@ for s in ${SECTIONS:-verify bench}; do
       T 120 "$B/ladder" check --steps h12,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       T 60 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log"
       T 240 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -3 "$L/pytest.log" ;;
+    final)  # after a last change: GPU tests, the fused epilogues (v2/torch, pytest), best's sweeps
+      T 120 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12
+      T 60 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log"
+      T 150 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log"
+      T 60 "$B/ladder" check --steps best --suite sweep --seeds 3 > "$L/check-sweep.log" 2>&1; tail -1 "$L/check-sweep.log"
+      T 60 "$B/ladder" check --steps best --suite decode --seeds 3 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
+      T 60 "$B/ladder" check --steps best --suite standard --seeds 3 > "$L/check-standard.log" 2>&1; tail -1 "$L/check-standard.log"
+      T 30 "$B/ladder" check --steps best --suite fewtile --seeds 3 > "$L/check-fewtile.log" 2>&1; tail -1 "$L/check-fewtile.log" ;;
+    torchbench)
+      T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" ;;
     bench)
       O="--target-ms ${TMS:-100} --warmup-ms 30"
       T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
@@ -42,7 +52,7 @@ for s in ${SECTIONS:-verify bench}; do
       T 40 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
     sanitize)
-      for tool in memcheck racecheck synccheck; do
+      for tool in ${TOOLS:-memcheck racecheck synccheck}; do
         T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h09-h13,best \
           --shapes 1x4096x512,7x1000x520,33x777x1024,130x300x256,64x256x4104,300x520x1000 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"

@@ -39,35 +39,85 @@ struct Epilogue {
   bool active = false;
 };
 
-// One output element through the epilogue (`up`: SwiGLU's up accumulator). NOTE: not inlined: the activations
-// inlined at each of a fragment's 128 registers made the front end take minutes per kernel; the call is
-// made after the mainloop's last wgmma.wait_group, outside any wgmma pipeline.
-static __device__ __noinline__ float epilogue_element(const Epilogue& e, float x, float up, int64_t row, int64_t col) {
-  return e.half ? epilogue_swiglu(e.ep, e.d, x, up, row, col, e.half) : epilogue(e.ep, e.d, x, row, col);
+// Loads the 2-byte or 4-byte value `idx` of an array of dtype t (one of three loops is taken per fragment: the
+// dispatch stays outside the unrolled loops, so the loads issue together).
+template <class F>
+__device__ __forceinline__ void for_dtype(DType t, F&& f) {
+  if (t == DType::f32) f(static_cast<const float*>(nullptr));
+  else if (t == DType::bf16) f(static_cast<const __nv_bfloat16*>(nullptr));
+  else f(static_cast<const __half*>(nullptr));
+}
+template <class E>
+__device__ __forceinline__ float to_float(E v) {
+  if constexpr (std::is_same_v<E, float>) return v;
+  else if constexpr (std::is_same_v<E, __nv_bfloat16>) return __bfloat162float(v);
+  else return __half2float(v);
 }
 
 // Applies the epilogue to one 64 × N_FRAG wgmma fragment in place, in fp32, before the one rounding. The
-// fragment's first element is output (row0, col0); layout as in store_fragment (PTX ISA 9.7.15.5.1). With SwiGLU
-// the fragment holds gate columns [0, N_FRAG/2) and the matching up columns [N_FRAG/2, N_FRAG): the result,
-// N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4) (column c of the gate half is register r, its up
-// column register r + N_FRAG/4). Rows and columns outside [M, out_cols) are left alone (never stored).
+// fragment's first element is output (row0, col0); layout as in store_fragment (PTX ISA 9.7.15.5.1): register i
+// of thread 32w + l is row 16w + l/4 + 8·((i%4)/2), column 8·(i/4) + 2(l%4) + i%2. With SwiGLU the fragment holds
+// gate columns [0, N_FRAG/2) in registers [0, N_FRAG/4) and the matching up columns in [N_FRAG/4, N_FRAG/2); the
+// result, N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4). Elements outside [M, out_cols) are never
+// stored; their bias and C are not read.
+// NOTE: each step (alpha, bias, activation, residual) is one unrolled loop with its dtype and activation chosen
+// outside it: the loads of a step issue together (a per-element function with its own branches serialized them
+// and cost ~7 µs a tile), and the front end sees each activation once per loop, not once per register.
 template <int N_FRAG>
 __device__ __forceinline__ void apply_epilogue(float (&acc)[N_FRAG / 2], const Epilogue& e, int64_t row0, int64_t col0,
                                                int64_t M, int64_t out_cols) {
+  constexpr int R = N_FRAG / 2;
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
-  constexpr int J = N_FRAG / 8;            // column blocks of 8
-  const int blocks = e.half ? J / 2 : J;  // SwiGLU: the up half is consumed with the gate half
+  const bool swiglu = e.half != 0;
+  auto col_of = [&](int i) { return col0 + 8 * (i / 4) + 2 * (l % 4) + (i % 2); };  // a gate column with SwiGLU
+  auto row_of = [&](int i) { return row0 + 16 * w + l / 4 + 8 * ((i % 4) / 2); };
+  // 1. alpha, and the bias of each register's product column (gate j, or up I + j with SwiGLU).
+  const float alpha = e.ep.alpha;
 #pragma unroll
-  for (int j = 0; j < J; ++j) {
-    if (j >= blocks) break;
+  for (int i = 0; i < R; ++i) acc[i] *= alpha;
+  if (e.ep.bias) {
+    for_dtype(e.ep.bias_dtype, [&](auto tag) {
+      using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+      const E* bias = static_cast<const E*>(e.ep.bias);
 #pragma unroll
-    for (int v = 0; v < 4; ++v) {
-      const int64_t row = row0 + 16 * w + l / 4 + 8 * (v / 2);
-      const int64_t col = col0 + 8 * j + 2 * (l % 4) + v % 2;
-      if (row >= M || col >= out_cols) continue;
-      float& x = acc[4 * j + v];
-      x = epilogue_element(e, x, acc[(4 * j + v + N_FRAG / 4) % (N_FRAG / 2)], row, col);
+      for (int i = 0; i < R; ++i) {
+        const bool up = swiglu && i >= R / 2;
+        const int64_t c = col_of(up ? i - R / 2 : i);
+        if (c < out_cols) acc[i] += to_float(bias[up ? e.half + c : c]);
+      }
+    });
+  }
+  // 2. The activation, or SwiGLU's silu(gate) · up.
+  if (swiglu) {
+#pragma unroll
+    for (int i = 0; i < R / 2; ++i) acc[i] = silu(acc[i]) * acc[i + R / 2];
+  } else {
+    switch (e.ep.act) {
+      case Activation::none: break;
+#define LADDER_ACTIVATE(kind)                                          \
+  case Activation::kind:                                               \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) acc[i] = activate(Activation::kind, acc[i]); \
+    break;
+      LADDER_ACTIVATE(relu)
+      LADDER_ACTIVATE(gelu_tanh)
+      LADDER_ACTIVATE(gelu_erf)
+      LADDER_ACTIVATE(silu)
+#undef LADDER_ACTIVATE
     }
+  }
+  // 3. beta · C (C has D's dtype and shape).
+  if (e.ep.beta != 0.0f) {
+    const int regs = swiglu ? R / 2 : R;
+    const float beta = e.ep.beta;
+    for_dtype(e.d, [&](auto tag) {
+      using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+      const E* C = static_cast<const E*>(e.ep.C);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const int64_t r = row_of(i), c = col_of(i);
+        if (i < regs && r < M && c < out_cols) acc[i] += beta * to_float(C[r * e.ep.ldc + c]);
+      }
+    });
   }
 }
 
