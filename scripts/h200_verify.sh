@@ -47,8 +47,11 @@ for s in ${SECTIONS:-verify bench}; do
       T 220 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;
     bench-mid)  # the decode suite's M >= 64 rows and the few-tile shapes: where the cost model picks among families
       O="--target-ms ${TMS:-80} --warmup-ms 20"
-      T 90 "$B/ladder" bench --steps best --m 64,128,256,512 --n 4096,1024,14336,8192,28672 --k 4096,8192,14336 $O \
-        --csv "$OUT/bench-mid.csv" > "$L/bench-mid.log" 2>&1
+      T 90 "$B/ladder" bench --steps best --shapes $(for m in 64 128 256 512; do for nk in 4096x4096 1024x4096 14336x4096 \
+        4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672; do printf "%sx%s," $m $nk; done; done | sed 's/,$//') \
+        $O --csv "$OUT/bench-mid.csv" > "$L/bench-mid.log" 2>&1
+      T 60 "$B/ladder" check --steps best --shapes 256x4096x4096,512x1024x4096,128x8192x8192,256x8192x28672 --seeds 4 \
+        > "$L/check-mid.log" 2>&1; tail -1 "$L/check-mid.log"
       T 40 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
     sanitize)

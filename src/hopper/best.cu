@@ -1,7 +1,7 @@
 // `best` — the library default: any M, N, K ≥ 1, any leading dimensions, element-aligned pointers, fp16 or
 // bf16, an fp16/bf16/fp32 D and the fused epilogue. It picks one kernel family per problem by one cost model:
 //   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
-//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile);
+//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile: 250, 300 or 190 TFLOP/s);
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
@@ -77,9 +77,10 @@ inline constexpr double kSmallMFixedUs = 3.0, kTilesFixedUs = 5.0;
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
   small_m::tile_for(p.M, consumers, n_tok);
-  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 300, 128×256 ≈ 360 (measured, h12 at
-  // 128×14336×4096 and 512×14336×4096); the narrow tiles are never compute-bound at their M.
-  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 300e6 : 360e6;  // FLOP per µs
+  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 300 (measured, h12 at 128×14336×4096),
+  // 128×256 ≈ 190 where its split and reduction show (256×4096×4096: 45 µs; it reaches 360 only with many
+  // tiles, 512×14336×4096); the narrow tiles are never compute-bound at their M.
+  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 300e6 : 190e6;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);
