@@ -43,15 +43,6 @@ for s in $SECTIONS; do
         --csv "$OUT/crossover2.csv" > "$L/crossover2.log" 2>&1
       T 200 "$B/ladder" bench --steps h12,best --suite fewtile $O --tune ";split=1;split=2;split=4" --csv "$OUT/fewtile2.csv" > "$L/fewtile2.log" 2>&1
       tail -25 "$L/fewtile2.log" ;;
-    sweep3-removed)
-      O="--target-ms ${TMS:-100} --warmup-ms 20"
-      for t in "kps=2" "kps=4" "wg=2" "kps=3,cps=1"; do
-        LADDER_TUNE=$t T 200 "$B/ladder" check --steps h12 --suite smallm --seeds 3 > "$L/check-smallm-$t.log" 2>&1
-        echo "check $t: $(tail -1 "$L/check-smallm-$t.log")"
-      done
-      T 400 "$B/ladder" bench --steps h12 --shapes 1x4096x4096,1x14336x4096,1x1024x4096,16x8192x8192,16x4096x14336,64x4096x4096,64x14336x4096,64x1024x4096,64x8192x8192 $O \
-        --tune ";kps=2;kps=4;cps=1;cps=1,kps=2;cps=1,kps=4;cps=2,kps=2;wg=2;wg=2,kps=2;wg=2,cps=1,kps=2" \
-        --csv "$OUT/sweep3.csv" > "$L/sweep3.log" 2>&1 ;;
     sweep4)
       O="--target-ms ${TMS:-80} --warmup-ms 20"
       for t in "acc=2" "wg=2" "cps=3" "cps=4,acc=2"; do

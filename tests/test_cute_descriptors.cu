@@ -401,8 +401,8 @@ void expect_gmma_config(const char* steps) {
   expect_kmajor_sw128(c.b, sm90::kmajor_sw128_descriptor, fields_sm90, "B descriptors");
 }
 
-// The configurations of the h-steps (src/hopper: tile.cuh mma_k_tile / mma_k_tile_64xN, 09_pingpong.cuh
-// and 10_sota.cu configuration tables; wgmma_m64k16<N>):
+// The configurations of the h-steps (src/hopper: tile.cuh mma_k_tile / mma_k_tile_64xN, pingpong.cuh,
+// cooperative.cuh and small_m.cuh configurations; wgmma_m64k16<N>):
 //   h01-h06                 m64n128k16   A 64-row halves of (128, 64), B (128, 64)
 //   h07, h08                m64n256k16   A (64, 64) per consumer, B (256, 64)
 //   h09, h10 Square         m64n128k16   ping-pong 128 x 128
