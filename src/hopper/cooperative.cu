@@ -24,12 +24,6 @@ bool takes(Tile tile, bool tma_store, const detail::Problem& p) {
   return tile == Tile::w256 ? (Coop4::TILE_N / 2) % Coop4::EPI_COLS == 0 : (Coop192::TILE_N / 2) % Coop192::EPI_COLS == 0;
 }
 
-std::string check(const detail::Problem& p) {
-  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
-  if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
-  if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
-  if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
-  return {};
-}
+std::string check(const detail::Problem& p) { return require_tma_store(p); }
 
 }  // namespace ladder::hopper::cooperative

@@ -12,6 +12,15 @@
 
 namespace ladder::hopper {
 
+// What a kernel that writes D with TMA stores (h09–h11) needs, besides TMA-readable rows: empty if it takes p.
+inline std::string require_tma_store(const detail::Problem& p) {
+  if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
+  if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
+  if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
+  if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
+  return {};
+}
+
 // Both consumers on one 128 × TILE_N tile, a 2×1 cluster multicasting B (h08's mainloop); h09's TMA-store
 // writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
 namespace cooperative {

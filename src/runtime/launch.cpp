@@ -28,16 +28,22 @@ void check_attribute(cudaError_t e, std::string_view step_id) {
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": cannot set kernel attributes: " + cudaGetErrorString(e));
 }
 
-void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id) {
+namespace {
+// Sets one attribute of `kernel` once per (kernel, device); the attributes are per device.
+void set_attribute_once(const void* kernel, cudaFuncAttribute attr, int value, std::string_view step_id) {
   static std::mutex mu;
-  static std::set<std::pair<const void*, int>> done;
+  static std::set<std::tuple<const void*, int, int>> done;
   int device = 0;
   check_attribute(cudaGetDevice(&device), step_id);
   std::lock_guard lock(mu);
-  if (done.count({kernel, device})) return;
-  check_attribute(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
-                  step_id);
-  done.insert({kernel, device});
+  if (done.count({kernel, device, static_cast<int>(attr)})) return;
+  check_attribute(cudaFuncSetAttribute(kernel, attr, value), step_id);
+  done.insert({kernel, device, static_cast<int>(attr)});
+}
+}  // namespace
+
+void allow_dynamic_smem(const void* kernel, size_t bytes, std::string_view step_id) {
+  set_attribute_once(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes), step_id);
 }
 
 namespace {
@@ -121,14 +127,7 @@ int max_active_clusters(const void* kernel, int threads, size_t smem, int cluste
 }
 
 void allow_nonportable_cluster(const void* kernel, std::string_view step_id) {
-  static std::mutex mu;
-  static std::set<std::pair<const void*, int>> done;
-  int device = 0;
-  check_attribute(cudaGetDevice(&device), step_id);
-  std::lock_guard lock(mu);
-  if (done.count({kernel, device})) return;
-  check_attribute(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1), step_id);
-  done.insert({kernel, device});
+  set_attribute_once(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, step_id);
 }
 
 void print_launch(std::string_view step_id, int grid, int block, size_t smem, std::string_view note) {
