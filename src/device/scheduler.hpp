@@ -109,7 +109,7 @@ struct StreamKScheduler {
   }
 
   // Estimated run time in tile times: whole waves, or, where the last wave is split, the even share of all
-  // K-tiles plus the fix-up. Used to compare configurations whose tiles differ (h10's choice).
+  // K-tiles plus the fix-up. Used to compare configurations whose tiles differ (best's cost model).
   constexpr double tile_times() const {
     if (sk_tiles == 0) return static_cast<double>((num_tiles + clusters - 1) / clusters);
     return (static_cast<double>(num_tiles) * k_tiles / clusters + fixup_units) / k_tiles;

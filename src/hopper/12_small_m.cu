@@ -3,8 +3,8 @@
 // weight matrix B. It changes how the operands meet the tensor core: swapped (Dᵀ = B·Aᵀ), so 64 weight rows
 // fill wgmma's M side and the tokens its N side (m64n8…n128), and K is split across the CTAs of a cluster,
 // whose partial tiles are summed through distributed shared memory in rank order (src/hopper/small_m.cuh).
-// Should gain: h10 runs M = 1 on 128×64 tiles, 127 of 128 MMA rows padding, with only N/64 CTAs streaming
-// B (0.75 TB/s at 1×4096×4096); here every SM streams, so the time should approach the read floor of
+// Should gain: the previous best ran M = 1 on 128×64 tiles (the old h10's table), 127 of 128 MMA rows
+// padding, with only N/64 CTAs streaming B (0.75 TB/s at 1×4096×4096); here every SM streams, so the time should approach the read floor of
 // 2·N·K bytes (docs/notes.md: the floor, the prediction and the outcome).
 #include "hopper/families.hpp"
 

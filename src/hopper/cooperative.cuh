@@ -24,7 +24,7 @@
 #include "step.hpp"
 
 namespace ladder::hopper::cooperative {
-// NOTE: internal linkage, as for the ping-pong family: several steps instantiate the same kernels.
+// NOTE: internal linkage, as for the ping-pong family; only src/hopper/cooperative.cu includes this header.
 namespace {
 
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a

@@ -20,10 +20,10 @@
 #include "step.hpp"
 
 namespace ladder::hopper::pingpong {
-// NOTE: internal linkage on purpose. h09 and h10 both instantiate pingpong_kernel<Config<2,5,128,128>>; with
-// whole-program device compilation each translation unit registers its own copy of the kernel, and a shared
-// (weak) host stub plus a shared static "attribute already set" flag left one copy without its SMEM limit
-// raised ("invalid argument" at launch, depending on which step ran first).
+// NOTE: only src/hopper/pingpong.cu includes this header (steps call it through families.hpp), so each kernel
+// has one copy. Internal linkage keeps it that way: when two steps once instantiated the same kernel in two
+// translation units, a shared (weak) host stub plus a shared "attribute already set" flag left one copy without
+// its SMEM limit raised ("invalid argument" at launch, depending on which step ran first).
 namespace {
 
 namespace cg = cooperative_groups;

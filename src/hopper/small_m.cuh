@@ -38,8 +38,7 @@
 #include "runtime/tuning.hpp"
 
 namespace ladder::hopper::small_m {
-// NOTE: internal linkage, as for the ping-pong family: h12, h13 and best instantiate the same kernels in
-// different translation units, and each must register (and raise the SMEM limit of) its own copy.
+// NOTE: internal linkage, as for the ping-pong family; only src/hopper/small_m.cu includes this header.
 namespace {
 
 namespace cg = cooperative_groups;
