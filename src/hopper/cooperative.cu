@@ -10,8 +10,8 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
   // The 192-wide tile runs only where D is TMA-storable (best's choice): no register-writeback copy of it.
   if (!tma_store)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x192 tile needs a TMA-storable D");
-  if (p.ab == DType::bf16) return launch_typed<Coop192, __nv_bfloat16, true>(p, stream, stream_k, step_id);
-  launch_typed<Coop192, __half, true>(p, stream, stream_k, step_id);
+  if (p.ab == DType::bf16) return launch_tma_store<Coop192, __nv_bfloat16>(p, stream, stream_k, step_id);
+  launch_tma_store<Coop192, __half>(p, stream, stream_k, step_id);
 }
 
 bool tma_storable(const detail::Problem& p) {

@@ -56,8 +56,13 @@ struct Config {
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
 };
 
-// T: the operands' (and D's) type. `out_cols`: D's columns (N, or N/2 with SwiGLU).
-template <class Cfg, class T>
+// T: the operands' (and D's) type. `out_cols`: D's columns (N, or N/2 with SwiGLU). FUSED: the epilogue is
+// compiled in. The plain GEMM runs a FUSED = false copy.
+// NOTE: measured, 2026-12-01: with the fused epilogue merely compiled in (not executed: `epi.active` false) the
+// kernel's code grew from ~12 KB to ~330 KB and the plain GEMM lost 8-9 % of cuBLAS at 4096³ and 8192³, with the
+// same mainloop SASS and registers. The two consumers run different code at once (one's mainloop, the other's
+// writeback), so the jump over the epilogue code costs instruction fetch the cooperative kernel does not pay.
+template <class Cfg, class T, bool FUSED>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                     const __grid_constant__ CUtensorMap tmap_d, int M, int out_cols, int K, const Epilogue epi) {
@@ -150,12 +155,13 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
-      if (epi.active)
+      if constexpr (FUSED)
 #pragma unroll
-        for (int h = 0; h < Cfg::FRAGS; ++h) apply_epilogue<TILE_N>(acc[h], epi, m_st + h * WGMMA_M, n_out, M, out_cols);
-      if (!epi.half) {
+        for (int h = 0; h < Cfg::FRAGS; ++h)
+          if (epi.active) apply_epilogue<TILE_N>(acc[h], epi, m_st + h * WGMMA_M, n_out, M, out_cols);
+      if (!FUSED || !epi.half) {
         store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
-      } else if constexpr ((TILE_N / 2) % 64 == 0) {  // SwiGLU: each fragment's result is in registers [0, TILE_N/4)
+      } else if constexpr (FUSED && (TILE_N / 2) % 64 == 0) {  // SwiGLU: each fragment's result is in registers [0, TILE_N/4)
         float half_acc[Cfg::FRAGS][TILE_N / 4];
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
@@ -206,10 +212,15 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   detail::check_launch(step_id);
 }
 
+template <class Cfg, class T>
+void launch_typed(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  if (p.ep.plain()) return launch_with<Cfg>(pingpong_kernel<Cfg, T, false>, p, stream, step_id);
+  launch_with<Cfg>(pingpong_kernel<Cfg, T, true>, p, stream, step_id);
+}
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_with<Cfg>(pingpong_kernel<Cfg, __nv_bfloat16>, p, stream, step_id);
-  launch_with<Cfg>(pingpong_kernel<Cfg, __half>, p, stream, step_id);
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16>(p, stream, step_id);
+  launch_typed<Cfg, __half>(p, stream, step_id);
 }
 
 }  // namespace
