@@ -4,6 +4,7 @@
 #   verify: GPU tests, check suites (ladder, standard, sweep, small-M sweep), the v2/torch check, pytest
 #   bench:  decode, few-tile, standard and ladder benchmarks with the same-run read floor
 #   torch:  the torch-op benchmark (MLP, Linear+GELU) and the Llama model (decode graphs, prefill, bf16 patch)
+#   epi:    the torch-op benchmark per kernel family (KERNELS), without torch.compile
 #   sanitize: compute-sanitizer memcheck / racecheck / synccheck on the new kernels
 set -uo pipefail
 B=${LADDER_BUILD:-build/release}
@@ -35,6 +36,11 @@ for s in ${SECTIONS:-verify bench}; do
       T 30 "$B/ladder" check --steps best --suite fewtile --seeds 3 > "$L/check-fewtile.log" 2>&1; tail -1 "$L/check-fewtile.log" ;;
     torchbench)
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" ;;
+    epi)  # the fused epilogues per kernel family (LADDER_TUNE kernel=...), torch eager in the same run
+      for k in ${KERNELS:-pingpong coop}; do
+        LADDER_TUNE=kernel=$k T 150 python3 scripts/torch_bench.py --no-compile --out "$OUT/epi-$k.json" \
+          > "$L/epi-$k.log" 2>&1; echo "kernel=$k"; tail -14 "$L/epi-$k.log" | cut -c1-150
+      done ;;
     bench)
       O="--target-ms ${TMS:-100} --warmup-ms 30"
       T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1

@@ -33,7 +33,26 @@ struct EpilogueParams {
   }
 };
 
-LADDER_HD inline float silu(float x) { return x / (1.0f + expf(-x)); }
+// What a kernel compiles in after its mainloop, one copy per kind: the fused epilogue's code for every activation
+// and dtype at once made a kernel ~27× larger (measured: docs/notes.md, "the epilogue's code"). `none`: the plain
+// GEMM; act_none … silu: alpha, bias and beta·C with that activation (the Activation's value); `swiglu`; `any`:
+// all of it, chosen at run time (the register writeback's one copy).
+enum class Fused : int32_t { none = -1, act_none = 0, relu = 1, gelu_tanh = 2, gelu_erf = 3, silu = 4, swiglu = 5, any = 6 };
+
+LADDER_HD constexpr Fused fused_kind(const EpilogueParams& ep) {
+  if (ep.plain()) return Fused::none;
+  return ep.swiglu ? Fused::swiglu : static_cast<Fused>(static_cast<int32_t>(ep.act));
+}
+
+// On the device, exp and the division are the fast intrinsics (a few ulp of fp32, far below D's one fp16/bf16
+// rounding): the IEEE division's slow-path call, unrolled over a tile's registers, was most of a kernel's code.
+LADDER_HD inline float silu(float x) {
+#ifdef __CUDA_ARCH__
+  return __fdividef(x, 1.0f + __expf(-x));
+#else
+  return x / (1.0f + expf(-x));
+#endif
+}
 
 LADDER_HD inline float activate(Activation a, float x) {
   switch (a) {

@@ -68,9 +68,9 @@ struct Output {
 };
 
 // T: the operands' (and D's, unless fp32) type. TMA_STORE: h09's stmatrix → SMEM → TMA-store writeback; else
-// h08's, straight from registers (any ldd, any alignment, fp32 D). FUSED: the epilogue is compiled in; the plain
-// GEMM runs a FUSED = false copy (see pingpong.cuh's note on what the epilogue's code costs a kernel).
-template <class Cfg, class T, bool TMA_STORE, bool FUSED>
+// h08's, straight from registers (any ldd, any alignment, fp32 D). F: the epilogue compiled in (none for the plain
+// GEMM; `any`, chosen at run time, for the register writeback; pingpong.cuh says what all of them at once cost).
+template <class Cfg, class T, bool TMA_STORE, Fused F>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                        const __grid_constant__ CUtensorMap tmap_d, int M, int K, const StreamKArgs sk,
@@ -82,7 +82,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   const auto cluster = cooperative_groups::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());  // this CTA's row in the cluster
   const int wg = threadIdx.x / kWarpgroupThreads;
-  const int out_tile_n = epi.half ? TILE_N / 2 : TILE_N;  // output columns per tile
+  const bool swiglu = F == Fused::swiglu || (F == Fused::any && epi.half != 0);  // constant but for `any`
+  const int out_tile_n = swiglu ? TILE_N / 2 : TILE_N;  // output columns per tile
 
   if (threadIdx.x == 0) {
     for (int st = 0; st < STAGES; ++st) {
@@ -110,7 +111,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         // This CTA's B slice: rows [tn·TILE_N + rank·B_SLICE, +B_SLICE), or with SwiGLU the gate (rank 0) or up
         // (rank 1) rows of the tile's output columns.
         const int n_out = tn * out_tile_n;
-        const int b_row = epi.half ? (rank == 0 ? n_out : epi.half + n_out) : tn * TILE_N + rank * B_SLICE;
+        const int b_row = swiglu ? (rank == 0 ? n_out : epi.half + n_out) : tn * TILE_N + rank * B_SLICE;
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
           // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
@@ -182,23 +183,23 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         }
       }
       const int row0 = m_st + c * WGMMA_M;
-      if constexpr (FUSED)
-        if (epi.active) apply_epilogue<TILE_N>(acc[0], epi, row0, n_out, M, out.out_cols);
+      if constexpr (F != Fused::none)
+        if (epi.active) apply_epilogue<TILE_N, 1, F, T>(acc, epi, row0, n_out, M, out.out_cols);
       if constexpr (TMA_STORE) {
         // Columns [EPI_COLS·h, +EPI_COLS) of the fragment are registers [EPI_COLS/2·h, +EPI_COLS/2) (8 columns per 4).
-        if (!FUSED || !epi.half) {
+        if (!swiglu) {
 #pragma unroll
           for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h)
             store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
                                                 s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
-        } else if constexpr (FUSED && (TILE_N / 2) % Cfg::EPI_COLS == 0) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
+        } else if constexpr ((F == Fused::swiglu || F == Fused::any) && (TILE_N / 2) % Cfg::EPI_COLS == 0) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
 #pragma unroll
           for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h)
             store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
                                                 s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
         }
       } else {
-        store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, epi.half != 0);
+        store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu);
       }
     }
     if constexpr (TMA_STORE)
@@ -227,10 +228,10 @@ int64_t cluster_tiles(const detail::Problem& p) {
 // into K-tile units over all workers where that pays (StreamKScheduler::make); the partials live in
 // stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
 // Owners spin on other clusters' flags: this relies on the persistent grid being resident at once.
-template <class Cfg, class T, bool TMA_STORE, bool FUSED>
+template <class Cfg, class T, bool TMA_STORE, Fused F>
 void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M;
-  const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, FUSED>;
+  const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
@@ -264,21 +265,23 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   detail::check_launch(step_id);
 }
 
-// The TMA-store writeback, with the epilogue compiled in only where the problem has one.
+// The TMA-store writeback: the kernel copy with just this problem's epilogue compiled in.
 template <class Cfg, class T>
 void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
-  if (p.ep.plain()) return launch_typed<Cfg, T, true, false>(p, stream, stream_k, step_id);
-  launch_typed<Cfg, T, true, true>(p, stream, stream_k, step_id);
+  constexpr bool kSwiglu = (Cfg::TILE_N / 2) % Cfg::EPI_COLS == 0;
+  with_fused<kSwiglu>(fused_kind(p.ep), [&](auto kind) {
+    launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, step_id);
+  });
 }
-// By operand type. `tma_store` false: the register writeback (fp32 D, or D that TMA cannot store).
+// By operand type. `tma_store` false: the register writeback (fp32 D, or D that TMA cannot store): one copy.
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool tma_store, const char* step_id) {
   if (p.ab == DType::bf16) {
     if (tma_store) return launch_tma_store<Cfg, __nv_bfloat16>(p, stream, stream_k, step_id);
-    return launch_typed<Cfg, __nv_bfloat16, false, true>(p, stream, stream_k, step_id);
+    return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, stream_k, step_id);
   }
   if (tma_store) return launch_tma_store<Cfg, __half>(p, stream, stream_k, step_id);
-  launch_typed<Cfg, __half, false, true>(p, stream, stream_k, step_id);
+  launch_typed<Cfg, __half, false, Fused::any>(p, stream, stream_k, step_id);
 }
 
 }  // namespace

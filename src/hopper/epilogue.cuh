@@ -12,6 +12,7 @@
 #include "device/sm90/stmatrix.cuh"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
+#include "ladder/ladder.hpp"  // Error
 
 namespace ladder::hopper {
 
@@ -54,49 +55,67 @@ __device__ __forceinline__ float to_float(E v) {
   else return __half2float(v);
 }
 
-// Applies the epilogue to one 64 × N_FRAG wgmma fragment in place, in fp32, before the one rounding. The
-// fragment's first element is output (row0, col0); layout as in store_fragment (PTX ISA 9.7.15.5.1): register i
-// of thread 32w + l is row 16w + l/4 + 8·((i%4)/2), column 8·(i/4) + 2(l%4) + i%2. With SwiGLU the fragment holds
-// gate columns [0, N_FRAG/2) in registers [0, N_FRAG/4) and the matching up columns in [N_FRAG/4, N_FRAG/2); the
-// result, N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4). Elements outside [M, out_cols) are never
-// stored; their bias and C are not read.
-// NOTE: each step (alpha, bias, activation, residual) is one unrolled loop with its dtype and activation chosen
-// outside it: the loads of a step issue together (a per-element function with its own branches serialized them
-// and cost ~7 µs a tile), and the front end sees each activation once per loop, not once per register.
-template <int N_FRAG>
-__device__ __forceinline__ void apply_epilogue(float (&acc)[N_FRAG / 2], const Epilogue& e, int64_t row0, int64_t col0,
-                                               int64_t M, int64_t out_cols) {
+// Applies the epilogue to FRAGS 64 × N_FRAG wgmma fragments in place (fragment f: rows row0 + 64f, +64), in fp32,
+// before the one rounding. Layout as in store_fragment (PTX ISA 9.7.15.5.1): register i of thread 32w + l is row
+// 16w + l/4 + 8·((i%4)/2), column col0 + 8·(i/4) + 2(l%4) + i%2. With SwiGLU a fragment holds gate columns
+// [0, N_FRAG/2) in registers [0, N_FRAG/4) and the matching up columns in [N_FRAG/4, N_FRAG/2); the result,
+// N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4). Elements outside [M, out_cols) are never stored;
+// their bias and C are not read. F: what is compiled in (device/epilogue_op.hpp); with F other than `any`, C's
+// type is CT (D's: the TMA store's).
+// NOTE: each step (alpha, bias, activation, residual) is one unrolled loop over all fragments with its dtype and
+// activation chosen outside it: the loads of a step issue together (a per-element function with its own branches
+// serialized them and cost ~7 µs a tile), and a dispatch per fragment let the compiler copy the loops after it
+// into every branch (pingpong's two fragments: 3-9 copies).
+template <int N_FRAG, int FRAGS, Fused F = Fused::any, class CT = __half>
+__device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], const Epilogue& e, int64_t row0,
+                                               int64_t col0, int64_t M, int64_t out_cols) {
+  static_assert(F != Fused::none, "nothing to apply");
   constexpr int R = N_FRAG / 2;
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
-  const bool swiglu = e.half != 0;
+  const bool swiglu = F == Fused::swiglu || (F == Fused::any && e.half != 0);
   auto col_of = [&](int i) { return col0 + 8 * (i / 4) + 2 * (l % 4) + (i % 2); };  // a gate column with SwiGLU
-  auto row_of = [&](int i) { return row0 + 16 * w + l / 4 + 8 * ((i % 4) / 2); };
+  auto row_of = [&](int f, int i) { return row0 + 64 * f + 16 * w + l / 4 + 8 * ((i % 4) / 2); };
   // 1. alpha, and the bias of each register's product column (gate j, or up I + j with SwiGLU).
   const float alpha = e.ep.alpha;
 #pragma unroll
-  for (int i = 0; i < R; ++i) acc[i] *= alpha;
+  for (int f = 0; f < FRAGS; ++f)
+#pragma unroll
+    for (int i = 0; i < R; ++i) acc[f][i] *= alpha;
   if (e.ep.bias) {
     for_dtype(e.ep.bias_dtype, [&](auto tag) {
       using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
       const E* bias = static_cast<const E*>(e.ep.bias);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
+      for (int i = 0; i < R; ++i) {  // the same columns in every fragment: one load each
         const bool up = swiglu && i >= R / 2;
         const int64_t c = col_of(up ? i - R / 2 : i);
-        if (c < out_cols) acc[i] += to_float(bias[up ? e.half + c : c]);
+        const float b = c < out_cols ? to_float(bias[up ? e.half + c : c]) : 0.0f;
+#pragma unroll
+        for (int f = 0; f < FRAGS; ++f) acc[f][i] += b;
       }
     });
   }
   // 2. The activation, or SwiGLU's silu(gate) · up.
   if (swiglu) {
 #pragma unroll
-    for (int i = 0; i < R / 2; ++i) acc[i] = silu(acc[i]) * acc[i + R / 2];
+    for (int f = 0; f < FRAGS; ++f)
+#pragma unroll
+      for (int i = 0; i < R / 2; ++i) acc[f][i] = silu(acc[f][i]) * acc[f][i + R / 2];
+  } else if constexpr (F != Fused::any) {
+    if constexpr (F != Fused::act_none && F != Fused::swiglu) {
+      constexpr Activation kAct = static_cast<Activation>(static_cast<int32_t>(F));
+#pragma unroll
+      for (int f = 0; f < FRAGS; ++f)
+#pragma unroll
+        for (int i = 0; i < R; ++i) acc[f][i] = activate(kAct, acc[f][i]);
+    }
   } else {
     switch (e.ep.act) {
       case Activation::none: break;
-#define LADDER_ACTIVATE(kind)                                          \
-  case Activation::kind:                                               \
-    _Pragma("unroll") for (int i = 0; i < R; ++i) acc[i] = activate(Activation::kind, acc[i]); \
+#define LADDER_ACTIVATE(kind)                                                                            \
+  case Activation::kind:                                                                                 \
+    _Pragma("unroll") for (int f = 0; f < FRAGS; ++f) _Pragma("unroll") for (int i = 0; i < R; ++i) acc[f][i] = \
+        activate(Activation::kind, acc[f][i]);                                                           \
     break;
       LADDER_ACTIVATE(relu)
       LADDER_ACTIVATE(gelu_tanh)
@@ -109,16 +128,40 @@ __device__ __forceinline__ void apply_epilogue(float (&acc)[N_FRAG / 2], const E
   if (e.ep.beta != 0.0f) {
     const int regs = swiglu ? R / 2 : R;
     const float beta = e.ep.beta;
-    for_dtype(e.d, [&](auto tag) {
+    auto add_c = [&](auto tag) {
       using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
       const E* C = static_cast<const E*>(e.ep.C);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-        const int64_t r = row_of(i), c = col_of(i);
-        if (i < regs && r < M && c < out_cols) acc[i] += beta * to_float(C[r * e.ep.ldc + c]);
-      }
-    });
+      for (int f = 0; f < FRAGS; ++f)
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          const int64_t r = row_of(f, i), c = col_of(i);
+          if (i < regs && r < M && c < out_cols) acc[f][i] += beta * to_float(C[r * e.ep.ldc + c]);
+        }
+    };
+    if constexpr (F == Fused::any) for_dtype(e.d, add_c);
+    else add_c(static_cast<const CT*>(nullptr));
   }
+}
+
+// Host: calls f(std::integral_constant<Fused, k>{}) for the run-time kind k, so a launcher picks the kernel
+// copy that compiles in just that epilogue. SWIGLU false: a family configuration that cannot take SwiGLU.
+template <bool SWIGLU = true, class Fn>
+void with_fused(Fused k, Fn&& f) {
+  using enum Fused;
+  switch (k) {
+    case none: return f(std::integral_constant<Fused, none>{});
+    case act_none: return f(std::integral_constant<Fused, act_none>{});
+    case relu: return f(std::integral_constant<Fused, relu>{});
+    case gelu_tanh: return f(std::integral_constant<Fused, gelu_tanh>{});
+    case gelu_erf: return f(std::integral_constant<Fused, gelu_erf>{});
+    case silu: return f(std::integral_constant<Fused, silu>{});
+    case swiglu:
+      if constexpr (SWIGLU) return f(std::integral_constant<Fused, swiglu>{});
+      break;
+    case any: break;
+  }
+  throw Error(LADDER_ERROR_INVALID_ARGUMENT, "internal: no kernel copy for this epilogue");
 }
 
 // All 128 threads of a warpgroup: cast the fragment and write it into the SMEM image (conflict-free:

@@ -56,13 +56,13 @@ struct Config {
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
 };
 
-// T: the operands' (and D's) type. `out_cols`: D's columns (N, or N/2 with SwiGLU). FUSED: the epilogue is
-// compiled in. The plain GEMM runs a FUSED = false copy.
-// NOTE: measured, 2026-12-01: with the fused epilogue merely compiled in (not executed: `epi.active` false) the
+// T: the operands' (and D's) type. `out_cols`: D's columns (N, or N/2 with SwiGLU). F: the epilogue compiled in
+// (none for the plain GEMM; device/epilogue_op.hpp).
+// NOTE: measured, 2026-12-01: with every epilogue compiled in (and skipped at run time: `epi.active` false) the
 // kernel's code grew from ~12 KB to ~330 KB and the plain GEMM lost 8-9 % of cuBLAS at 4096³ and 8192³, with the
-// same mainloop SASS and registers. The two consumers run different code at once (one's mainloop, the other's
-// writeback), so the jump over the epilogue code costs instruction fetch the cooperative kernel does not pay.
-template <class Cfg, class T, bool FUSED>
+// same mainloop SASS and registers (docs/results/dev/2026-12-01-s4-pingpong-fix/). The two consumers run
+// different code at once, one its mainloop, the other its writeback.
+template <class Cfg, class T, Fused F>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                     const __grid_constant__ CUtensorMap tmap_d, int M, int out_cols, int K, const Epilogue epi) {
@@ -85,8 +85,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   }
   cluster.sync();
 
+  constexpr bool kSwiglu = F == Fused::swiglu;
+  static_assert(F != Fused::any, "one epilogue per kernel copy");
+  const int half = kSwiglu ? epi.half : 0;  // SwiGLU: the up rows' offset in B
   const int tiles_m = (M + TILE_M - 1) / TILE_M;
-  const int out_tile_n = epi.half ? TILE_N / 2 : TILE_N;  // SwiGLU: the gate half's columns
+  const int out_tile_n = kSwiglu ? TILE_N / 2 : TILE_N;  // SwiGLU: the gate half's columns
   const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (out_cols + out_tile_n - 1) / out_tile_n, Cfg::GROUP_M};
   const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
@@ -100,7 +103,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sched.tile(tile, cm, tn);
         const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N, n_out = tn * out_tile_n;
         // With SwiGLU (2×1 clusters only) rank 0's slice is the gate rows, rank 1's the up rows.
-        const int b_row = epi.half ? (rank == 0 ? n_out : epi.half + n_out) : n_st + rank * B_SLICE;
+        const int b_row = kSwiglu ? (rank == 0 ? n_out : half + n_out) : n_st + rank * B_SLICE;
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
@@ -155,13 +158,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
-      if constexpr (FUSED)
-#pragma unroll
-        for (int h = 0; h < Cfg::FRAGS; ++h)
-          if (epi.active) apply_epilogue<TILE_N>(acc[h], epi, m_st + h * WGMMA_M, n_out, M, out_cols);
-      if (!FUSED || !epi.half) {
+      if constexpr (F != Fused::none) apply_epilogue<TILE_N, Cfg::FRAGS, F, T>(acc, epi, m_st, n_out, M, out_cols);
+      if constexpr (!kSwiglu) {
         store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
-      } else if constexpr (FUSED && (TILE_N / 2) % 64 == 0) {  // SwiGLU: each fragment's result is in registers [0, TILE_N/4)
+      } else {  // each fragment's result is in registers [0, TILE_N/4): store those as a TILE_N/2-wide tile
+        static_assert((TILE_N / 2) % 64 == 0, "SwiGLU's output tile is whole 64-column boxes");
         float half_acc[Cfg::FRAGS][TILE_N / 4];
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
@@ -212,15 +213,18 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   detail::check_launch(step_id);
 }
 
-template <class Cfg, class T>
+// The kernel copy with just this problem's epilogue compiled in. SWIGLU false: a tile that cannot take SwiGLU.
+template <class Cfg, class T, bool SWIGLU>
 void launch_typed(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ep.plain()) return launch_with<Cfg>(pingpong_kernel<Cfg, T, false>, p, stream, step_id);
-  launch_with<Cfg>(pingpong_kernel<Cfg, T, true>, p, stream, step_id);
+  with_fused<SWIGLU>(fused_kind(p.ep), [&](auto kind) {
+    launch_with<Cfg>(pingpong_kernel<Cfg, T, decltype(kind)::value>, p, stream, step_id);
+  });
 }
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16>(p, stream, step_id);
-  launch_typed<Cfg, __half>(p, stream, step_id);
+  constexpr bool kSwiglu = (Cfg::TILE_N / 2) % 64 == 0;
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, kSwiglu>(p, stream, step_id);
+  launch_typed<Cfg, __half, kSwiglu>(p, stream, step_id);
 }
 
 }  // namespace
