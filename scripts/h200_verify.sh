@@ -37,8 +37,8 @@ for s in ${SECTIONS:-verify bench}; do
     torchbench)
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" ;;
     epi)  # the fused epilogues per kernel family (LADDER_TUNE kernel=...), torch eager in the same run
-      for k in ${KERNELS:-pingpong coop}; do
-        LADDER_TUNE=kernel=$k T 150 python3 scripts/torch_bench.py --no-compile --out "$OUT/epi-$k.json" \
+      for k in ${KERNELS:-best pingpong coop}; do  # best: the cost model's choice
+        LADDER_TUNE=$([ "$k" = best ] || echo "kernel=$k") T 150 python3 scripts/torch_bench.py --no-compile --out "$OUT/epi-$k.json" \
           > "$L/epi-$k.log" 2>&1; echo "kernel=$k"; tail -14 "$L/epi-$k.log" | cut -c1-150
       done ;;
     bench)
