@@ -73,6 +73,11 @@ bool tma_rows(const detail::Problem& p) {
 inline constexpr double kReadBytesPerUs = 3.0e6;    // small-M's stream of B: ≈ 3.0 TB/s
 inline constexpr double kUnitKTileUs = 0.41;        // one 256×128 cluster tile, one 64-deep K-tile
 inline constexpr double kSmallMFixedUs = 3.0, kTilesFixedUs = 5.0;
+// A fused epilogue in the cooperative kernel is not overlapped (both consumers write back at once, after the
+// mainloop); in the ping-pong it runs under the other consumer's mainloop. Per wave of cooperative tiles: fitted
+// to the MLP and Linear+GELU runs at 2048 and 8192 tokens (2026-12-01, docs/results/dev/2026-12-01-s4-epilogue/),
+// where the ping-pong was 2-5 % faster; about the ALU time of a 128×256 tile's GELU (~4K cycles a warp).
+inline constexpr double kCoopEpilogueUsPerWave = 2.0;
 
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
@@ -117,8 +122,11 @@ TilePick tile_pick(const detail::Problem& p) {
   const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
   // Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 %
   // (it moves 17 % more bytes per FLOP) and cannot take SwiGLU.
-  TilePick pick = square < coop ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop)};
-  if (!p.ep.swiglu && narrow_coop < 0.97 * std::min(square, coop)) pick = {Kernel::coop192, us(narrow_coop)};
+  // The cooperative kernels' unhidden epilogue, in units per wave (a wave is 2 units of 256-wide tiles, 1.5 of 192).
+  const double epi = p.ep.plain() ? 0.0 : kCoopEpilogueUsPerWave / (static_cast<double>(k_tiles) * kUnitKTileUs);
+  const double coop_e = coop * (1.0 + epi / 2.0), narrow_coop_e = narrow_coop * (1.0 + epi / 1.5);
+  TilePick pick = square < coop_e ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop_e)};
+  if (!p.ep.swiglu && narrow_coop_e < 0.97 * std::min(square, coop_e)) pick = {Kernel::coop192, us(narrow_coop_e)};
   // Fewer 128×128 tiles than SMs: 128×64 ping-pong tiles so every SM gets work (1024³: 64 → 128 tiles). A wave
   // of them costs a whole unit, not half (measured 2026-12-01: 128×4096×14336, one wave, 91 µs ≈ 224 × 0.41).
   if (tiles_128 < sms && !p.ep.swiglu) {
