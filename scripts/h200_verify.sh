@@ -51,6 +51,11 @@ for s in ${SECTIONS:-verify bench}; do
     torch)
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -22 "$L/torch-bench.log"
       T 220 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;
+    tune-mid)  # every family on the decode suite's M >= 64 rows and the few-tile shapes: the cost model's data
+      T 280 "$B/ladder" bench --steps best --shapes $(for m in 64 128 256 512; do for nk in 4096x4096 1024x4096 14336x4096 \
+        4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672; do printf "%sx%s," $m $nk; done; done)256x8192x8192,1536x1536x4096,2560x2560x2560 \
+        --tune "${TUNES:-;kernel=small_m;kernel=pingpong;kernel=pingpong_narrow;kernel=coop;kernel=coop192}" \
+        --target-ms ${TMS:-40} --warmup-ms 10 --csv "$OUT/tune-mid.csv" > "$L/tune-mid.log" 2>&1; tail -3 "$L/tune-mid.log" ;;
     bench-mid)  # the decode suite's M >= 64 rows and the few-tile shapes: where the cost model picks among families
       O="--target-ms ${TMS:-80} --warmup-ms 20"
       T 90 "$B/ladder" bench --steps best --shapes $(for m in 64 128 256 512; do for nk in 4096x4096 1024x4096 14336x4096 \

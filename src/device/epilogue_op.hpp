@@ -60,7 +60,12 @@ LADDER_HD inline float activate(Activation a, float x) {
     case Activation::relu: return x > 0.0f ? x : 0.0f;
     case Activation::gelu_tanh: {
       constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+      const float u = kSqrt2OverPi * (x + 0.044715f * x * x * x);
+#ifdef __CUDA_ARCH__
+      return __fdividef(x, 1.0f + __expf(-2.0f * u));  // 0.5·(1 + tanh u) = sigmoid(2u): silu's cost, not tanhf's
+#else
+      return 0.5f * x * (1.0f + tanhf(u));
+#endif
     }
     case Activation::gelu_erf: return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
     case Activation::silu: return silu(x);
