@@ -36,9 +36,11 @@ for s in ${SECTIONS:-verify bench}; do
       T 30 "$B/ladder" check --steps best --suite fewtile --seeds 3 > "$L/check-fewtile.log" 2>&1; tail -1 "$L/check-fewtile.log" ;;
     torchbench)
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" ;;
+    v2)  # the C ABI's descriptor entry point and the fused epilogues against torch (GPU)
+      T 60 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log" ;;
     epi)  # the fused epilogues per kernel family (LADDER_TUNE kernel=...), torch eager in the same run
       for k in ${KERNELS:-best pingpong coop}; do  # best: the cost model's choice
-        LADDER_TUNE=$([ "$k" = best ] || echo "kernel=$k") T 150 python3 scripts/torch_bench.py --no-compile --out "$OUT/epi-$k.json" \
+        LADDER_TUNE=$([ "$k" = best ] || echo "kernel=$k") T 150 python3 scripts/torch_bench.py --no-compile --cases ${CASES:-mlp,gelu} --out "$OUT/epi-$k.json" \
           > "$L/epi-$k.log" 2>&1; echo "kernel=$k"; tail -14 "$L/epi-$k.log" | cut -c1-150
       done ;;
     bench)
