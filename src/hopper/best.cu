@@ -82,10 +82,11 @@ inline constexpr double kCoopEpilogueUsPerWave = 2.0;
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
   small_m::tile_for(p.M, consumers, n_tok);
-  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 300 (measured, h12 at 128×14336×4096),
+  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 400 (measured 2026-12-01, s4 tune-mid: 315-460
+  // at M = 128, 459 at 128×8192×28672; 300 before the long-K shapes were measured),
   // 128×256 ≈ 190 where its split and reduction show (256×4096×4096: 45 µs; it reaches 360 only with many
   // tiles, 512×14336×4096); the narrow tiles are never compute-bound at their M.
-  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 300e6 : 190e6;  // FLOP per µs
+  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 400e6 : 190e6;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);
@@ -128,9 +129,10 @@ TilePick tile_pick(const detail::Problem& p) {
   TilePick pick = square < coop_e ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop_e)};
   if (!p.ep.swiglu && narrow_coop_e < 0.97 * std::min(square, coop_e)) pick = {Kernel::coop192, us(narrow_coop_e)};
   // Fewer 128×128 tiles than SMs: 128×64 ping-pong tiles so every SM gets work (1024³: 64 → 128 tiles). A wave
-  // of them costs a whole unit, not half (measured 2026-12-01: 128×4096×14336, one wave, 91 µs ≈ 224 × 0.41).
+  // of them costs 3/4 of a unit (measured 2026-12-01 with the ping-pong's plain copy, s4 tune-mid: 256×4096×14336,
+  // one wave, 68 µs ≈ 0.75 × 224 × 0.41; a whole unit before, with the epilogue's code compiled in).
   if (tiles_128 < sms && !p.ep.swiglu) {
-    const double narrow = static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
+    const double narrow = 0.75 * static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
     if (us(narrow) < pick.us) pick = {Kernel::pingpong_narrow, us(narrow)};
   }
   return pick;
