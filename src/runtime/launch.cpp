@@ -55,26 +55,6 @@ int max_blocks_per_sm(const void* kernel, int threads, size_t smem) {
   }
   return blocks;
 }
-
-int max_active_clusters(const void* kernel, int cluster_size, int threads, size_t smem) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(cluster_size * sm_count(), 1, 1);
-  config.blockDim = dim3(threads, 1, 1);
-  config.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster_size;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  int clusters = 0;
-  if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters <= 0) {
-    cudaGetLastError();
-    return std::max(1, sm_count() / cluster_size);  // fall back to one CTA per SM
-  }
-  return clusters;
-}
 }  // namespace
 
 int persistent_grid(const void* kernel, int cluster_size, int threads, size_t smem, int64_t work) {
@@ -88,8 +68,10 @@ int persistent_grid(const void* kernel, int cluster_size, int threads, size_t sm
     if (auto it = resident.find({kernel, device}); it != resident.end()) ctas = it->second;
   }
   if (ctas == 0) {
+    // 0 clusters: the occupancy query cannot tell; fall back to one CTA per SM.
+    const int clusters = cluster_size == 1 ? 0 : max_active_clusters(kernel, threads, smem, cluster_size);
     ctas = cluster_size == 1 ? max_blocks_per_sm(kernel, threads, smem) * sm_count()
-                             : max_active_clusters(kernel, cluster_size, threads, smem) * cluster_size;
+                             : (clusters > 0 ? clusters : std::max(1, sm_count() / cluster_size)) * cluster_size;
     std::lock_guard lock(mu);
     resident[{kernel, device}] = ctas;
   }
