@@ -4,6 +4,7 @@
 #   verify: GPU tests, check suites (ladder, standard, sweep, small-M sweep), the v2/torch check, pytest
 #   bench:  decode, few-tile, standard and ladder benchmarks with the same-run read floor
 #   torch:  the torch-op benchmark (MLP, Linear+GELU) and the Llama model (decode graphs, prefill, bf16 patch)
+#   v2-families: the v2/torch epilogue check once per family of best's (LADDER_TUNE kernel=…)
 #   epi:    the torch-op benchmark per kernel family (KERNELS), without torch.compile
 #   sanitize: compute-sanitizer memcheck / racecheck / synccheck on the new kernels
 set -uo pipefail
@@ -38,6 +39,11 @@ for s in ${SECTIONS:-verify bench}; do
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" ;;
     v2)  # the C ABI's descriptor entry point and the fused epilogues against torch (GPU)
       T 60 python3 scripts/check_v2_torch.py --csv "$OUT/v2.csv" > "$L/v2.log" 2>&1; tail -1 "$L/v2.log" ;;
+    v2-families)  # the same cases through each of best's families (each compiles its own epilogue copies)
+      for k in ${FAMILIES:-pingpong pingpong_narrow coop coop192 coop_regs small_m}; do
+        LADDER_TUNE=kernel=$k T 60 python3 scripts/check_v2_torch.py --csv "$L/v2-$k.csv" > "$L/v2-$k.log" 2>&1
+        echo "kernel=$k: $(tail -1 "$L/v2-$k.log")"; grep FAIL "$L/v2-$k.log" | head -3
+      done ;;
     epi)  # the fused epilogues per kernel family (LADDER_TUNE kernel=...), torch eager in the same run
       for k in ${KERNELS:-best pingpong coop}; do  # best: the cost model's choice
         LADDER_TUNE=$([ "$k" = best ] || echo "kernel=$k") T 150 python3 scripts/torch_bench.py --no-compile --cases ${CASES:-mlp,gelu} --out "$OUT/epi-$k.json" \

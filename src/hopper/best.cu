@@ -177,7 +177,8 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     case Kernel::coop_dp:
       return cooperative::launch(p, stream, cooperative::Tile::w256, c.kernel == Kernel::coop, tma_store, kStepId);
     case Kernel::coop192:
-      needs(cooperative::takes(cooperative::Tile::w192, tma_store, p), "cannot take SwiGLU with a TMA store");
+      needs(tma_store && cooperative::takes(cooperative::Tile::w192, tma_store, p),
+            "needs a TMA-storable D and no SwiGLU");
       return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, kStepId);
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
