@@ -20,7 +20,6 @@
 #include <cuda/ptx>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -296,47 +295,27 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // CTAs per SM the ring is sized for. More, shallower rings stream better once the tiles alone fill the GPU
   // twice over (measured 2026-12-01: 1×14336×4096 35.1 → 34.4 µs, 1×128256×4096 265 → 254 µs with 3), two
   // otherwise, so that a split's clusters fit; one for the wide tiles (128×128, 128×256), whose ring is large.
-  // Two, not three, where three leaves the last wave under 3/4 full (16×28672×8192: 448 tiles, 1.13 waves of
-  // 396: 131 → 120 µs), and one where every CTA of the split has an SM to itself (16×1024×4096: 128 CTAs,
-  // 7.9 → 6.9 µs, clusters of 8; 16×4096×4096's clusters of 2 were slower so: dev/2026-12-01-s4-tune-cps/).
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
+  if (tune.ctas_per_sm > 0) pl.ctas_per_sm = tune.ctas_per_sm;
+  else if (Cfg::N_TOK > 64) pl.ctas_per_sm = 1;
+  else if (Cfg::N_TOK == 64) pl.ctas_per_sm = pl.tiles >= 2 * sms ? 2 : 1;
+  else pl.ctas_per_sm = pl.tiles >= 2 * sms ? 3 : 2;
+  const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
+  pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
+  if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
+  pl.smem = Cfg::smem_bytes(pl.stages);
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = kernel_ptr<Cfg>();
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
-  auto size_for = [&](int ctas_per_sm) {  // the ring depth, SMEM and split at this many CTAs an SM
-    pl.ctas_per_sm = ctas_per_sm;
-    const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
-    pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
-    if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
-    pl.smem = Cfg::smem_bytes(pl.stages);
-    pl.split = 1;
-    if (tune.split > 0) {
-      pl.split = tune.split;
-    } else {
-      for (int s = 2; s <= 16 && k_tiles >= 4 * s; s *= 2) {
-        if (s > 8) detail::allow_nonportable_cluster(kernel, step_id);
-        if (pl.tiles > detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s)) break;
-        pl.split = s;
-      }
-    }
-  };
-  if (tune.ctas_per_sm > 0) {
-    size_for(tune.ctas_per_sm);
-  } else if (Cfg::N_TOK > 64) {
-    size_for(1);
-  } else if (Cfg::N_TOK == 64) {
-    size_for(pl.tiles >= 2 * sms ? 2 : 1);
-  } else if (pl.tiles >= 2 * sms) {
-    const double waves = static_cast<double>(pl.tiles) / (3.0 * sms);
-    size_for(waves / std::ceil(waves) < 0.75 ? 2 : 3);
+  if (tune.split > 0) {
+    pl.split = tune.split;
   } else {
-    size_for(2);
-    if (pl.split >= 8 && pl.tiles * pl.split <= sms) {  // measured for clusters of 8; of 2, one an SM was slower
-      const int split2 = pl.split;
-      size_for(1);
-      if (pl.split < split2) size_for(2);  // the split's clusters fit only at two CTAs an SM: keep them
+    for (int s = 2; s <= 16 && k_tiles >= 4 * s; s *= 2) {
+      if (s > 8) detail::allow_nonportable_cluster(kernel, step_id);
+      if (pl.tiles > detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s)) break;
+      pl.split = s;
     }
   }
   pl.ctas = pl.tiles * pl.split;
