@@ -79,6 +79,17 @@ std::vector<Shape> make_shapes(const std::vector<int64_t>& m, const std::vector<
   return out;
 }
 
+namespace {
+// The suites' fixed shape generator (xorshift64): the same seed gives the same shapes on every machine.
+struct ShapeRng {
+  uint64_t x;
+  int64_t next(int64_t lo, int64_t hi) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
+  }
+};
+}  // namespace
+
 std::vector<Shape> suite(const std::string& name) {
   if (name == "check")
     return {{128, 128, 64},    {128, 128, 1024},  {256, 384, 512},   {384, 256, 192},  {1024, 1024, 1024},
@@ -89,11 +100,8 @@ std::vector<Shape> suite(const std::string& name) {
   if (name == "sweep") {
     // 240 shapes from a fixed generator: primes, M or N < 128, K < 64, K % 8 != 0, very skinny, large.
     std::vector<Shape> out;
-    uint64_t x = 0x9E3779B97F4A7C15ull;
-    auto next = [&](int64_t lo, int64_t hi) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
-    };
+    ShapeRng rng{0x9E3779B97F4A7C15ull};
+    auto next = [&](int64_t lo, int64_t hi) { return rng.next(lo, hi); };
     const int64_t primes[] = {1, 2, 3, 5, 7, 13, 31, 61, 127, 257, 509, 1021, 2039, 4093};
     for (int i = 0; i < 240; ++i) {
       switch (i % 6) {
@@ -127,11 +135,8 @@ std::vector<Shape> suite(const std::string& name) {
   if (name == "smallm") {
     // ≥ 300 shapes with M from 1 to 512 for the small-M kernels: primes, odd N and K, K % 8 != 0 (best pads).
     std::vector<Shape> out;
-    uint64_t x = 0xD1B54A32D192ED03ull;
-    auto next = [&](int64_t lo, int64_t hi) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
-    };
+    ShapeRng rng{0xD1B54A32D192ED03ull};
+    auto next = [&](int64_t lo, int64_t hi) { return rng.next(lo, hi); };
     const int64_t primes[] = {1, 2, 3, 5, 7, 11, 13, 17, 31, 61, 127, 257, 509};
     for (int i = 0; i < 320; ++i) {
       switch (i % 5) {
