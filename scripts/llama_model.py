@@ -260,11 +260,9 @@ def main(argv=None) -> int:
 
     import ladder
 
-    device = torch.device("cpu" if args.dry_run else "cuda")
-    if device.type == "cuda" and not torch.cuda.is_available():
-        print("llama_model: torch sees no CUDA GPU (use --dry-run to exercise the script on the CPU)", file=sys.stderr)
+    device = tt.gpu_or_cpu(torch, args.dry_run, "llama_model")
+    if device is None:
         return 2
-    torch.backends.cuda.matmul.allow_tf32 = False
     meta = tt.provenance(torch, args.commit, device)
     meta.update(script="scripts/llama_model.py", argv=sys.argv[1:] if argv is None else list(argv),
                 dry_run=args.dry_run, config=dict(layers=args.layers, hidden=args.hidden,

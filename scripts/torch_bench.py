@@ -70,11 +70,9 @@ def main(argv=None) -> int:
     import ladder
     from ladder import reference
 
-    device = torch.device("cpu" if args.dry_run else "cuda")
-    if device.type == "cuda" and not torch.cuda.is_available():
-        print("torch_bench: torch sees no CUDA GPU (use --dry-run to exercise the script on the CPU)", file=sys.stderr)
+    device = tt.gpu_or_cpu(torch, args.dry_run, "torch_bench")
+    if device is None:
         return 2
-    torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is IEEE fp32
     meta = tt.provenance(torch, args.commit, device)
     meta.update(script="scripts/torch_bench.py", argv=sys.argv[1:] if argv is None else list(argv),
                 compile_backend=args.compile_backend, dry_run=args.dry_run,
@@ -83,8 +81,15 @@ def main(argv=None) -> int:
     dtypes = [getattr(torch, d) for d in args.dtypes.split(",")]
     rows = []
 
-    def compiled(fn):
-        return torch.compile(fn, fullgraph=True, dynamic=False, backend=args.compile_backend)
+    def torch_outputs(fn, x):
+        """torch's eager output, its compiled form (None with --no-compile) and output, and the compile time."""
+        compiled = None if args.no_compile else torch.compile(fn, fullgraph=True, dynamic=False,
+                                                              backend=args.compile_backend)
+        outputs = {"eager": fn(x)}
+        t0 = time.perf_counter()
+        if compiled is not None:
+            outputs["compile"] = compiled(x)
+        return outputs, compiled, time.perf_counter() - t0
 
     def rand(shape, dtype, seed, scale=1.0):
         g = torch.Generator(device=device).manual_seed(seed)
@@ -132,12 +137,7 @@ def main(argv=None) -> int:
         def torch_mlp(x):
             return (F.silu(x @ wg.T) * (x @ wu.T)) @ wd.T + x
 
-        torch_compiled = None if args.no_compile else compiled(torch_mlp)
-        outputs = {"eager": torch_mlp(xs[0])}
-        t0 = time.perf_counter()
-        if torch_compiled is not None:
-            outputs["compile"] = torch_compiled(xs[0])
-        compile_s = time.perf_counter() - t0
+        outputs, torch_compiled, compile_s = torch_outputs(torch_mlp, xs[0])
         poisoned = torch.full((t, h), float("nan"), dtype=dtype, device=device)
         h0 = ladder.swiglu(xs[0], wgu)
         outputs["ladder"] = ladder.linear(h0, wd, residual=xs[0], out=poisoned)
@@ -163,12 +163,7 @@ def main(argv=None) -> int:
         def torch_gelu(x):
             return F.gelu(F.linear(x, w, b), approximate=approximate)
 
-        torch_compiled = None if args.no_compile else compiled(torch_gelu)
-        outputs = {"eager": torch_gelu(xs[0])}
-        t0 = time.perf_counter()
-        if torch_compiled is not None:
-            outputs["compile"] = torch_compiled(xs[0])
-        compile_s = time.perf_counter() - t0
+        outputs, torch_compiled, compile_s = torch_outputs(torch_gelu, xs[0])
         poisoned = torch.full((t, n), float("nan"), dtype=dtype, device=device)
         outputs["ladder"] = ladder.linear(xs[0], w, b, activation=activation, out=poisoned)
         ref = reference.linear(xs[0], w, b, activation)

@@ -50,6 +50,17 @@ def commit(explicit: Optional[str] = None, repo: Path = REPO) -> str:
     return "unknown"
 
 
+def gpu_or_cpu(torch, dry_run: bool, script: str):
+    """The device a benchmark script runs on (the CPU with --dry-run), with TF32 off so the fp32 references are
+    IEEE fp32; None (after saying why) when a GPU run finds no GPU."""
+    device = torch.device("cpu" if dry_run else "cuda")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        print(f"{script}: torch sees no CUDA GPU (use --dry-run to exercise the script on the CPU)", file=sys.stderr)
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return device
+
+
 def provenance(torch, explicit_commit: Optional[str], device) -> Dict[str, object]:
     info = {"commit": commit(explicit_commit),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
