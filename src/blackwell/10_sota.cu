@@ -10,8 +10,9 @@
 //   - TMA-store epilogue: TMEM → registers → SW128 SMEM block (128 × 64) → cp.async.bulk.tensor store, two
 //     staging buffers per epilogue warpgroup (bulk-group wait_group.read 1 before reuse); the accumulator is
 //     released after the tile's last tcgen05.ld, before its stores finish; the D tensor map clips M and N tails.
-// Gains: the tensor core no longer waits for a writeback (gau-nernst v6: +9 % from 2× accumulators; Modular:
-// double-buffered write-out +64 TFLOP/s), and stores are coalesced 16 KB boxes. Costs: the narrower tile
+// Intended gain (compiled, not run; nothing here is measured): the tensor core no longer waits for a writeback
+// (on a B200, others report: gau-nernst v6 +9 % from 2× accumulators; Modular, double-buffered write-out
+// +64 TFLOP/s), and stores are coalesced 16 KB boxes. Costs: the narrower tile
 // re-reads A for half as many columns; docs/notes-blackwell.md estimates that SMEM traffic (not measured).
 #include <cooperative_groups.h>
 #include <cuda/ptx>
