@@ -67,8 +67,9 @@ LADDER_HD inline float activate(Activation a, float x) {
       return 0.5f * x * (1.0f + tanhf(u));
 #endif
     }
-    // erff itself: a Chebyshev erfc with fast rcp/exp (rel. err. < 1.2e-7) measured 5-7 % slower end to end in
-    // Linear+bias+GELU (2026-12-01, s4), where the sigmoid form of the tanh GELU gained 5-9 %.
+    // erff itself: a Chebyshev erfc with fast rcp/exp (rel. err. < 1.2e-7) measured slower end to end in
+    // Linear+bias+GELU (3-14 % in ladder's time across runs, 2026-12-01: docs/notes.md, fourth session), where
+    // the sigmoid form of the tanh GELU gained 6-7 points against torch eager.
     case Activation::gelu_erf: return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
     case Activation::silu: return silu(x);
   }
