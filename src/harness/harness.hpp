@@ -124,9 +124,5 @@ void read_floor(const void* p, size_t bytes, void* sink, int sms, cudaStream_t s
 // (call(set) runs on `stream`). Returns the stats of each.
 std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>& fs, int sets, cudaStream_t stream,
                                     const TimingOptions& opt);
-// Times f and g interleaved (f, g, f, g, …) with CUDA events, one launch per event pair, rotating over
-// `sets` input sets (call(set) runs on `stream`). Returns {stats of f, stats of g}.
-std::pair<Stats, Stats> time_interleaved(const std::function<void(int)>& f, const std::function<void(int)>& g,
-                                         int sets, cudaStream_t stream, const TimingOptions& opt);
 
 }  // namespace ladder::harness

@@ -75,10 +75,4 @@ std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>&
   return out;
 }
 
-std::pair<Stats, Stats> time_interleaved(const std::function<void(int)>& f, const std::function<void(int)>& g,
-                                         int sets, cudaStream_t stream, const TimingOptions& opt) {
-  const std::vector<Stats> s = time_interleaved({f, g}, sets, stream, opt);
-  return {s[0], s[1]};
-}
-
 }  // namespace ladder::harness
