@@ -52,6 +52,14 @@ for s in $SECTIONS; do
       T 400 "$B/ladder" bench --steps h12 --shapes 1x4096x4096,1x14336x4096,1x1024x4096,8x8192x8192,16x4096x14336,32x4096x4096,64x4096x4096,64x14336x4096,64x1024x4096,64x8192x8192,1x128256x4096 $O \
         --tune ";acc=2;cps=1;cps=1,acc=2;cps=3;cps=3,acc=2;cps=4;cps=4,acc=2;wg=2;wg=2,cps=2" \
         --csv "$OUT/sweep4.csv" > "$L/sweep4.log" 2>&1 ;;
+    grid)  # GRID: a file of "shapes|tunes" lines, one bench each (tunes ';'-separated, as --tune takes them)
+      i=0
+      while IFS='|' read -r shapes tunes; do
+        i=$((i+1))
+        T 300 "$B/ladder" bench --steps best --shapes "$shapes" --tune "$tunes" --target-ms ${TMS:-25} --warmup-ms 10 \
+          --csv "$L/grid-$i.csv" >> "$L/grid.log" 2>&1
+      done < "${GRID:?GRID=file}"
+      awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv" ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \
