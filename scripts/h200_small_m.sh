@@ -59,11 +59,7 @@ for s in $SECTIONS; do
         T 300 "$B/ladder" bench --steps best --shapes "$shapes" --tune "$tunes" --target-ms ${TMS:-25} --warmup-ms 10 \
           --csv "$L/grid-$i.csv" >> "$L/grid.log" 2>&1
       done < "${GRID:?GRID=file}"
-      awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv"
-      if [ -n "${CHECK_TUNE:-}" ]; then  # the settings the grid tried, checked: poisoned output, references, reruns
-        LADDER_TUNE=$CHECK_TUNE T 200 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-tune.log" 2>&1
-        echo "check $CHECK_TUNE: $(tail -1 "$L/check-tune.log")"
-      fi ;;
+      awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv" ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \

@@ -72,7 +72,6 @@ struct Args {
   DType d;
   EpilogueParams ep;
   int b_prefetch;  // PDL: the first stages' weights load before the previous kernel has finished
-  int stagger;     // start each tile's K loop at its own K-tile (then wrap around): see the producer
 };
 
 template <class T>
@@ -136,34 +135,28 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       auto load_x = [&](int kt, int st) {
         tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
       };
-      // Staggered: the j-th load of the range is K-tile kb + (j + off) mod n, off = this tile's row block mod n.
-      // Without it every CTA reads the same K columns of its rows at once, and those addresses (one row pitch
-      // apart) fall on few DRAM channels; staggered, the reads in flight spread over all of K. The order of
-      // the sum changes per tile, never per run.
-      const int n = ke - kb;
-      const int off = args.stagger && n > 0 ? static_cast<int>(blockIdx.y) % n : 0;
-      auto kt_of = [&](int j) { return kb + (j + off < n ? j + off : j + off - n); };
       RingState load{static_cast<uint32_t>(stages)};
-      int j = 0;
+      int kt = kb;
       if (args.b_prefetch) {
         // The caller promised that B is not written by the work before us: fill the ring's weights while the
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
-        const int pre = std::min(stages, n);
-        for (; j < pre; ++j) {
+        const int pre = std::min(stages, ke - kb);
+        for (int j = 0; j < pre; ++j) {
           mbarrier_arrive_expect_tx(&full_bar[j], Cfg::kStageBytes);
-          load_w(kt_of(j), j);
+          load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
-        for (int q = 0; q < pre; ++q) load_x(kt_of(q), q);
+        for (int j = 0; j < pre; ++j) load_x(kb + j, j);
         load.advance(pre);
+        kt += pre;
       } else {
         cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
       }
-      for (; j < n; ++j) {
+      for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
         mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
-        load_w(kt_of(j), static_cast<int>(load.stage));
-        load_x(kt_of(j), static_cast<int>(load.stage));
+        load_w(kt, static_cast<int>(load.stage));
+        load_x(kt, static_cast<int>(load.stage));
         load.advance();
       }
     }
@@ -338,7 +331,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, detail::tuning().stagger == 1 ? 1 : 0};
+                  pdl && p.b_static ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
@@ -346,7 +339,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
            std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
-           (args.b_prefetch ? " b-prefetch" : "") + (args.stagger ? " stagger" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16");
+           (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16");
   });
 }
 
