@@ -20,6 +20,7 @@
 #include <cuda/ptx>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -292,31 +293,62 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
   pl.consumers = Cfg::CONSUMERS;
   pl.n_tok = Cfg::N_TOK;
-  // CTAs per SM the ring is sized for. More, shallower rings stream better once the tiles alone fill the GPU
-  // twice over (measured 2026-12-01: 1×14336×4096 35.1 → 34.4 µs, 1×128256×4096 265 → 254 µs with 3), two
-  // otherwise, so that a split's clusters fit; one for the wide tiles (128×128, 128×256), whose ring is large.
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
-  if (tune.ctas_per_sm > 0) pl.ctas_per_sm = tune.ctas_per_sm;
-  else if (Cfg::N_TOK > 64) pl.ctas_per_sm = 1;
-  else if (Cfg::N_TOK == 64) pl.ctas_per_sm = pl.tiles >= 2 * sms ? 2 : 1;
-  else pl.ctas_per_sm = pl.tiles >= 2 * sms ? 3 : 2;
-  const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
-  pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
-  if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
-  pl.smem = Cfg::smem_bytes(pl.stages);
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = kernel_ptr<Cfg>();
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
-  if (tune.split > 0) {
-    pl.split = tune.split;
-  } else {
-    for (int s = 2; s <= 16 && k_tiles >= 4 * s; s *= 2) {
-      if (s > 8) detail::allow_nonportable_cluster(kernel, step_id);
-      if (pl.tiles > detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s)) break;
-      pl.split = s;
+  auto size_for = [&](int ctas_per_sm) {  // the ring depth, SMEM and split at this many CTAs an SM
+    pl.ctas_per_sm = ctas_per_sm;
+    const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
+    pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
+    if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
+    pl.smem = Cfg::smem_bytes(pl.stages);
+    pl.split = 1;
+    if (tune.split > 0) {
+      pl.split = tune.split;
+    } else {
+      for (int s = 2; s <= 16 && k_tiles >= 4 * s; s *= 2) {
+        if (s > 8) detail::allow_nonportable_cluster(kernel, step_id);
+        if (pl.tiles > detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s)) break;
+        pl.split = s;
+      }
     }
+  };
+  // CTAs per SM the ring is sized for (measured 2026-12-01: dev/2026-12-01-s4-tune-cps/, dev/2026-12-01-s5-grid/).
+  //   • two by default: two CTAs an SM stream better than one with a ring twice as deep (16×4096×4096: 12.2
+  //     against 13.2 µs at the same 128 CTAs; 1×128256×4096: 255 against 309 µs), and a split's clusters fit;
+  //   • three, more and shallower rings, once the tiles alone fill the GPU twice over (1×14336×4096 35.1 → 34.4 µs,
+  //     1×128256×4096 265 → 254 µs);
+  //   • where three leave a second, partial wave, a split of 2 with the ring sized so that every CTA is resident
+  //     and the SMs evenly loaded (16×28672×8192: 448 tiles, 1.13 waves of 396 at three: 131 µs; split 2 at
+  //     seven an SM, 896 CTAs in 924 places: 116 µs); failing that, two where three leave the last wave under
+  //     3/4 full (the same shape: 120 µs);
+  //   • one, the deepest ring, for the few tiles of a narrow layer (N ≤ 1024 at 64 rows a tile: ≤ sms/8 tiles):
+  //     fewer CTAs, each with its whole K range in flight, and fewer partials to sum (16×1024×4096: 7.9 → 6.9 µs,
+  //     32×1024×8192: 11.0 → 10.0 µs);
+  //   • for the wide tiles (128×128, 128×256, 128×64), one (their ring is large), except 128×128 tiles that
+  //     fill 3/4 of the SMs on their own: two, as at 64 rows (128×28672×8192: 156 → 148 µs, 128×14336×4096:
+  //     47.6 → 45.2 µs; with fewer tiles a split at one an SM is faster: 128×8192×8192 46 against 59 µs).
+  if (tune.ctas_per_sm > 0) {
+    size_for(tune.ctas_per_sm);
+  } else if (Cfg::N_TOK > 64) {
+    size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
+  } else if (Cfg::N_TOK == 64) {
+    size_for(pl.tiles >= 2 * sms ? 2 : 1);
+  } else if (8 * pl.tiles <= sms) {
+    size_for(1);
+  } else if (pl.tiles > 3 * sms) {
+    const int64_t ctas = 2 * pl.tiles, even = (ctas + sms - 1) / sms;  // split 2: CTAs an SM, evenly spread
+    const bool balanced = even <= 8 && static_cast<double>(ctas) >= 0.9 * static_cast<double>(even * sms);
+    if (balanced && tune.split == 0) size_for(static_cast<int>(even));
+    if (!balanced || tune.split != 0 || pl.split != 2) {
+      const double waves = static_cast<double>(pl.tiles) / (3.0 * sms);
+      size_for(waves / std::ceil(waves) < 0.75 ? 2 : 3);
+    }
+  } else {
+    size_for(pl.tiles >= 2 * sms ? 3 : 2);
   }
   pl.ctas = pl.tiles * pl.split;
   return pl;
