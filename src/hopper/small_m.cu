@@ -19,7 +19,7 @@ std::string describe(const detail::Problem& p, bool pdl) {
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
          " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
-         " CTAs" + (pdl ? ", programmatic dependent launch" : "");
+         " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "");
 }
 
 }  // namespace ladder::hopper::small_m

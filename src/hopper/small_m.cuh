@@ -255,6 +255,7 @@ inline constexpr size_t kSmemPerSm = 228 * 1024;  // H100/H200: 228 KB per SM, 1
 struct Plan {
   int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
+  int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
 };
 
@@ -343,14 +344,13 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     const int64_t ctas = 2 * pl.tiles, even = (ctas + sms - 1) / sms;  // split 2: CTAs an SM, evenly spread
     const bool balanced = even <= 8 && static_cast<double>(ctas) >= 0.9 * static_cast<double>(even * sms);
     if (balanced && tune.split == 0) size_for(static_cast<int>(even));
-    if (!balanced || tune.split != 0 || pl.split != 2) {
-      const double waves = static_cast<double>(pl.tiles) / (3.0 * sms);
-      size_for(waves / std::ceil(waves) < 0.75 ? 2 : 3);
-    }
+    if (!balanced || tune.split != 0 || pl.split != 2) size_for(3);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
   }
   pl.ctas = pl.tiles * pl.split;
+  if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
+  pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
   return pl;
 }
 
