@@ -285,9 +285,10 @@ void dispatch(const detail::Problem& p, F&& f) {
   return by_tokens.template operator()<__half>();
 }
 
-// The ring depth that fills SMEM for `ctas_per_sm` CTAs an SM, the K split, and what that launches.
-// Split: the largest s ≤ 16 with every CTA of every cluster resident at once (cudaOccupancyMaxActiveClusters at
-// this SMEM) and at least 4 K-tiles per CTA; 1 when even the unsplit tiles take more than one wave.
+// The ring depth that fills SMEM for the CTAs an SM is to hold, the K split, and what that launches. Split: the
+// largest power of two ≤ 16 with every CTA of every cluster resident at once (cudaOccupancyMaxActiveClusters at
+// this SMEM) and at least 4 K-tiles per CTA, 1 when even the unsplit tiles take more than one wave; or, for the
+// narrow tiles, any split up to 8 that leaves the busiest SM less to read (below).
 template <class Cfg>
 Plan make_plan(const detail::Problem& p, const char* step_id) {
   const detail::Tuning& tune = detail::tuning();
@@ -300,15 +301,17 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = kernel_ptr<Cfg>();
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
-  auto size_for = [&](int ctas_per_sm) {  // the ring depth, SMEM and split at this many CTAs an SM
+  // The ring depth, SMEM and split at `ctas_per_sm` CTAs an SM; the split is `split` if given, else the largest
+  // power of two whose clusters are all resident at once.
+  auto size_for = [&](int ctas_per_sm, int split = 0) {
     pl.ctas_per_sm = ctas_per_sm;
     const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
     pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
     if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
     pl.smem = Cfg::smem_bytes(pl.stages);
     pl.split = 1;
-    if (tune.split > 0) {
-      pl.split = tune.split;
+    if (tune.split > 0 || split > 0) {
+      pl.split = tune.split > 0 ? tune.split : split;
     } else {
       for (int s = 2; s <= 16 && k_tiles >= 4 * s; s *= 2) {
         if (s > 8) detail::allow_nonportable_cluster(kernel, step_id);
@@ -317,15 +320,22 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
       }
     }
   };
+  // The stream's time is set by its busiest SM: measured 2026-12-01 (dev/2026-12-01-s5-split-any/), an SM
+  // streams ~35 GB/s whether it holds one CTA or several, so t ≈ 4 µs + (CTAs on the busiest SM) × (bytes per
+  // CTA) / 35 GB/s (1×4096×4096: 128 CTAs, 256 KB each: 11.8 µs; 1×8192×8192: 2 × 512 KB: 35.5 µs). In units of
+  // one tile's bytes, that load is ceil(tiles·split / SMs) / split.
+  auto busiest = [&](int split) {
+    return static_cast<double>((pl.tiles * split + sms - 1) / sms) / split;
+  };
   // CTAs per SM the ring is sized for (measured 2026-12-01: dev/2026-12-01-s4-tune-cps/, dev/2026-12-01-s5-grid/).
   //   • two by default: two CTAs an SM stream better than one with a ring twice as deep (16×4096×4096: 12.2
   //     against 13.2 µs at the same 128 CTAs; 1×128256×4096: 255 against 309 µs), and a split's clusters fit;
   //   • three, more and shallower rings, once the tiles alone fill the GPU twice over (1×14336×4096 35.1 → 34.4 µs,
   //     1×128256×4096 265 → 254 µs);
-  //   • where three leave a second, partial wave, a split of 2 with the ring sized so that every CTA is resident
-  //     and the SMs evenly loaded (16×28672×8192: 448 tiles, 1.13 waves of 396 at three: 131 µs; split 2 at
-  //     seven an SM, 896 CTAs in 924 places: 116 µs); failing that, two where three leave the last wave under
-  //     3/4 full (the same shape: 120 µs);
+  //   • then, where another split (any 1…8, all of its clusters resident, the ring sized for exactly the CTAs
+  //     each SM gets) leaves the busiest SM at least 5 % less to read, that split: 1×5120×5120, 80 tiles:
+  //     split 2, 2 CTAs on the busiest SM of 320 KB each: 21.6 µs; split 7, 5 of 91 KB: 17.6 µs. 16×28672×8192,
+  //     448 tiles: 131 → 116 µs (split 2 at seven an SM); 1×10240×8192: 57 → 45 µs (split 3);
   //   • one, the deepest ring, for the few tiles of a narrow layer (N ≤ 1024 at 64 rows a tile: ≤ sms/8 tiles):
   //     fewer CTAs, each with its whole K range in flight, and fewer partials to sum (16×1024×4096: 7.9 → 6.9 µs,
   //     32×1024×8192: 11.0 → 10.0 µs);
@@ -340,13 +350,24 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
   } else if (8 * pl.tiles <= sms) {
     size_for(1);
-  } else if (pl.tiles > 3 * sms) {
-    const int64_t ctas = 2 * pl.tiles, even = (ctas + sms - 1) / sms;  // split 2: CTAs an SM, evenly spread
-    const bool balanced = even <= 8 && static_cast<double>(ctas) >= 0.9 * static_cast<double>(even * sms);
-    if (balanced && tune.split == 0) size_for(static_cast<int>(even));
-    if (!balanced || tune.split != 0 || pl.split != 2) size_for(3);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
+    if (tune.split == 0 && tune.stages == 0) {
+      int best_split = 0, best_cps = 0;
+      double best = 0.95 * busiest(pl.split);
+      for (int s = 1; s <= 8 && (s == 1 || k_tiles >= 4 * s); ++s) {
+        const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
+        if (per_sm > 8 || busiest(s) >= best) continue;
+        const int cps = static_cast<int>(std::max<int64_t>(2, per_sm));
+        const size_t budget = kSmemPerSm / cps - 1024;
+        const int stages = static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16));
+        if (stages < Cfg::min_stages()) continue;
+        if (int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s)} * s < pl.tiles * s)
+          continue;
+        best = busiest(s), best_split = s, best_cps = cps;
+      }
+      if (best_split > 0) size_for(best_cps, best_split);
+    }
   }
   pl.ctas = pl.tiles * pl.split;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
