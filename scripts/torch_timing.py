@@ -105,13 +105,23 @@ class Clock:
 
 
 def interleaved(torch, device, impls: Dict[str, Callable[[int], object]], warmup: int = 3,
-                budget_s: float = 0.4, min_reps: int = 10, max_reps: int = 100) -> Dict[str, Dict[str, float]]:
+                budget_s: float = 0.4, min_reps: int = 10, max_reps: int = 100,
+                warmup_s: float = 0.3) -> Dict[str, Dict[str, float]]:
     """Median/min/max milliseconds per call of each implementation; impls[name](i) runs call i (i picks the
     rotated input set). Samples alternate between implementations; the repetitions fill ``budget_s``."""
     clock = Clock(torch, device)
     for name, fn in impls.items():
         for i in range(warmup):
             fn(i)
+    # Then at least warmup_s of calls, so the clocks have ramped up whatever ran before (the first case of a run
+    # measured 12-60 % slow with the three calls alone: 512-token MLP, 2026-12-01, docs/results/dev/2026-12-01-s5-torch-first/).
+    start, i = time.perf_counter(), 0
+    while time.perf_counter() - start < warmup_s:
+        for fn in impls.values():
+            fn(i)
+        i += 1
+        if clock.cuda:
+            torch.cuda.synchronize()
     probe = {name: statistics.median(clock.ms([clock.sample(lambda: fn(0)) for _ in range(2)]))
              for name, fn in impls.items()}
     reps = int(min(max_reps, max(min_reps, budget_s * 1e3 / max(sum(probe.values()), 1e-3))))
