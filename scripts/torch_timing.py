@@ -113,8 +113,8 @@ def interleaved(torch, device, impls: Dict[str, Callable[[int], object]], warmup
     for name, fn in impls.items():
         for i in range(warmup):
             fn(i)
-    # Then at least warmup_s of calls, so the clocks have ramped up whatever ran before (the first case of a run
-    # measured 12-60 % slow with the three calls alone: 512-token MLP, 2026-12-01, docs/results/dev/2026-12-01-s5-torch-first/).
+    # Then at least warmup_s of calls, so the clocks have ramped up whatever ran before (after three calls alone,
+    # the first case of a run, the 512-token MLP, measured up to 61 % slow: docs/results/dev/2026-12-01-s5-torch-first/).
     start, i = time.perf_counter(), 0
     while time.perf_counter() - start < warmup_s:
         for fn in impls.values():
