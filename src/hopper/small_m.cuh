@@ -303,10 +303,12 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
   // The ring depth, SMEM and split at `ctas_per_sm` CTAs an SM; the split is `split` if given, else the largest
   // power of two whose clusters are all resident at once.
+  auto ring_for = [&](int ctas_per_sm) {  // the stages that fill an SM's SMEM shared by this many CTAs
+    return static_cast<int>((kSmemPerSm / ctas_per_sm - 2048) / (Cfg::kStageBytes + 16));
+  };
   auto size_for = [&](int ctas_per_sm, int split = 0) {
     pl.ctas_per_sm = ctas_per_sm;
-    const size_t budget = kSmemPerSm / pl.ctas_per_sm - 1024;
-    pl.stages = std::clamp(static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16)), Cfg::min_stages(), 32);
+    pl.stages = std::clamp(ring_for(ctas_per_sm), Cfg::min_stages(), 32);
     if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
     pl.smem = Cfg::smem_bytes(pl.stages);
     pl.split = 1;
@@ -358,12 +360,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
       for (int s = 1; s <= 8 && (s == 1 || k_tiles >= 4 * s); ++s) {
         const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
         if (per_sm > 8 || busiest(s) >= best) continue;
-        const int cps = static_cast<int>(std::max<int64_t>(2, per_sm));
-        const size_t budget = kSmemPerSm / cps - 1024;
-        const int stages = static_cast<int>((budget - 1024) / (Cfg::kStageBytes + 16));
+        const int cps = static_cast<int>(std::max<int64_t>(2, per_sm)), stages = ring_for(cps);
         if (stages < Cfg::min_stages()) continue;
-        if (int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s)} * s < pl.tiles * s)
-          continue;
+        if (detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s) < pl.tiles) continue;
         best = busiest(s), best_split = s, best_cps = cps;
       }
       if (best_split > 0) size_for(best_cps, best_split);
