@@ -55,11 +55,14 @@ for s in $SECTIONS; do
     grid)  # GRID: a file of "shapes|tunes" lines, one bench each (tunes ';'-separated, as --tune takes them)
       i=0
       while IFS='|' read -r shapes tunes; do
+        [[ -z $shapes || $shapes == \#* ]] && continue
         i=$((i+1))
         T 300 "$B/ladder" bench --steps best --shapes "$shapes" --tune "$tunes" --target-ms ${TMS:-25} --warmup-ms 10 \
-          --csv "$L/grid-$i.csv" >> "$L/grid.log" 2>&1
+          --csv "$L/grid-$i.csv" >> "$L/grid.log" 2>&1 < /dev/null
       done < "${GRID:?GRID=file}"
-      awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv" ;;
+      if compgen -G "$L/grid-*.csv" > /dev/null; then
+        awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv"
+      fi" ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \

@@ -116,7 +116,7 @@ def interleaved(torch, device, impls: Dict[str, Callable[[int], object]], warmup
     # Then at least warmup_s of calls, so the clocks have ramped up whatever ran before (after three calls alone,
     # the first case of a run, the 512-token MLP, measured up to 61 % slow: docs/results/dev/2026-12-01-s5-torch-first/).
     start, i = time.perf_counter(), 0
-    while time.perf_counter() - start < warmup_s:
+    while time.perf_counter() - start < min(warmup_s, budget_s):
         for fn in impls.values():
             fn(i)
         i += 1
