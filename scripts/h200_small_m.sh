@@ -62,7 +62,7 @@ for s in $SECTIONS; do
       done < "${GRID:?GRID=file}"
       if compgen -G "$L/grid-*.csv" > /dev/null; then
         awk 'FNR > 1 || NR == 1' "$L"/grid-*.csv > "$OUT/grid.csv"; wc -l "$OUT/grid.csv"
-      fi" ;;
+      fi ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,h13,best \
