@@ -331,7 +331,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   };
   // CTAs per SM the ring is sized for (measured 2026-12-01: dev/2026-12-01-s4-tune-cps/, dev/2026-12-01-s5-grid/).
   //   • two by default: two CTAs an SM stream better than one with a ring twice as deep (16×4096×4096: 12.2
-  //     against 13.2 µs at the same 128 CTAs; 1×128256×4096: 255 against 309 µs), and a split's clusters fit;
+  //     against 13.2 µs at the same 128 CTAs; 16×128256×4096: 255 against 309 µs), and a split's clusters fit;
   //   • three, more and shallower rings, once the tiles alone fill the GPU twice over (1×14336×4096 35.1 → 34.4 µs,
   //     1×128256×4096 265 → 254 µs);
   //   • then, where another split (any 1…8, all of its clusters resident, the ring sized for exactly the CTAs
