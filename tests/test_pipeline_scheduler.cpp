@@ -148,7 +148,9 @@ TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
         const auto s = StreamKScheduler::make(tiles, kt, workers, /*fixup_units=*/0);
         const Walk w = walk(s);
         if (s.sk_tiles > 0)  // an owner waits on every worker after it in its tile's range: none may be empty
-          for (int j = 0; j < workers; ++j) EXPECT_GT(s.sk_begin(j + 1), s.sk_begin(j)) << "worker " << j;
+          for (int j = 0; j < s.clusters; ++j) EXPECT_GT(s.sk_begin(j + 1), s.sk_begin(j)) << "worker " << j;
+        EXPECT_LE(s.clusters, workers);
+        if (tiles < workers) EXPECT_LE(s.clusters, StreamKScheduler::kMaxPieces * tiles);
         EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
         for (const auto& [tile, list] : w.contributors) {
           ASSERT_TRUE(w.owner.count(tile)) << "split tile " << tile << " has no owner";
@@ -175,7 +177,14 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   EXPECT_EQ(StreamKScheduler::make(264, 64, 66).sk_tiles, 0);  // whole waves: nothing to balance
   EXPECT_EQ(StreamKScheduler::make(60, 64, 66).sk_tiles, 0);   // one partial wave, short K: not worth it
   EXPECT_EQ(StreamKScheduler::make(36, 256, 66).sk_tiles, 36);  // 1536²×16384: 36 tiles on 66 workers, long K
-  EXPECT_EQ(StreamKScheduler::make(20, 256, 66).sk_tiles, 0);   // under half a tile a worker: not split
+  // One partial wave of few tiles: each is cut into up to kMaxPieces pieces, one worker each.
+  EXPECT_EQ(StreamKScheduler::make(20, 256, 66).sk_tiles, 20);  // 0.3 of a tile a worker, all 66 workers
+  EXPECT_EQ(StreamKScheduler::make(20, 256, 66).clusters, 66);
+  EXPECT_EQ(StreamKScheduler::make(16, 224, 66).sk_tiles, 16);  // 256×4096×14336: 16 tiles, 4-5 pieces each
+  const auto few = StreamKScheduler::make(4, 128, 66);          // 256×1024×8192: 4 tiles, 8 pieces each
+  EXPECT_EQ(few.clusters, 32);
+  EXPECT_EQ(few.sk_tiles, 4);
+  EXPECT_EQ(StreamKScheduler::make(4, 128, 66, 0).last_contributor(0, 0), 7);  // the owner adds 7 partials
   // 8192×14336×4096: 1792 = 27·66 + 10; 10 tiles would give 9.7 K-tiles a worker, so one whole wave joins.
   EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
   // 3072×3072×4096 (the GPU test's shape): 144 = 2·66 + 12; 12 tiles are too few, one whole wave joins.

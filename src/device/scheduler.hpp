@@ -89,8 +89,13 @@ struct StreamKScheduler {
   // stream-K takes T·k_tiles/C units plus a fix-up cost (a partial written and read back, measured on the
   // H200 at about `fixup_units` K-tiles' time per launch). Split only when the idle tail is worth more than
   // twice that. The split covers the partial last wave plus as many whole waves (at most 2) as it takes to
-  // give every worker at least half a tile, so that a tile is cut into at most three pieces.
+  // give every worker at least half a tile, so that a tile is cut into at most three pieces; but with fewer
+  // tiles than workers (one partial wave: 256×4096×14336 has 16 tiles for 66 clusters) each tile is cut into
+  // up to kMaxPieces, and only that many workers a tile take part: an owner adds the others' partials one
+  // after another.
+  static constexpr int kMaxPieces = 8;
   static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = kStreamKFixupUnits) {
+    if (num_tiles < clusters && kMaxPieces * num_tiles < clusters) clusters = kMaxPieces * num_tiles;
     StreamKScheduler s{num_tiles, k_tiles, clusters, 0, fixup_units};
     const int tail = num_tiles % clusters;
     if (tail == 0) return s;  // whole waves (fewer tiles than workers: one partial wave, tail = num_tiles)
@@ -100,7 +105,8 @@ struct StreamKScheduler {
     for (int waves = 0; waves <= 2 && waves * clusters + tail <= num_tiles; ++waves) {
       const int sk = tail + waves * clusters;
       // sk·k_tiles/C units per worker ≥ k_tiles/2, and ≥ 1: an owner waits on every worker in its tile's range
-      if (2 * sk >= clusters && int64_t{sk} * k_tiles >= clusters) {
+      const bool few = sk == num_tiles && num_tiles < clusters;  // one partial wave: up to kMaxPieces a tile
+      if ((few || 2 * sk >= clusters) && int64_t{sk} * k_tiles >= clusters) {
         s.sk_tiles = sk;
         break;
       }

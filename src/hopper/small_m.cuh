@@ -348,6 +348,15 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     size_for(tune.ctas_per_sm);
   } else if (Cfg::N_TOK > 64) {
     size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
+    // One CTA an SM and SMs left idle: the largest split (any 1…8) whose clusters all fit, one an SM. A
+    // 128×128 tile is bound by its own SM's loads and MMAs, so its time falls with the SMs in use
+    // (128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3, 96 CTAs 19.2 µs; split 4 does not fit at once, 28 µs).
+    if (Cfg::N_TOK == 128 && pl.ctas_per_sm == 1 && tune.split == 0 && tune.stages == 0) {
+      int best_split = pl.split;
+      for (int s = pl.split + 1; s <= 8 && k_tiles >= 4 * s && pl.tiles * s <= sms; ++s)
+        if (detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s) >= pl.tiles) best_split = s;
+      if (best_split != pl.split) size_for(1, best_split);
+    }
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
   } else if (8 * pl.tiles <= sms) {
