@@ -51,14 +51,13 @@ std::string describe(const detail::Problem& p, bool pdl);
 // (more tokens take several token tiles).
 inline void tile_for(int64_t M, int& consumers, int& n_tok) {
   consumers = 1;
-  const int wg = detail::tuning().consumers;
   for (int n : {8, 16, 32, 64})
     if (M <= n) {
       n_tok = n;
-      if (n == 64) consumers = wg == 1 ? 1 : wg == 4 ? 4 : 2;
+      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
       return;
     }
-  consumers = M <= 128 && wg == 4 ? 4 : 2;
+  consumers = 2;
   n_tok = M <= 128 ? 128 : 256;
 }
 }  // namespace small_m

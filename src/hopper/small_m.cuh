@@ -275,12 +275,9 @@ void dispatch(const detail::Problem& p, F&& f) {
       case 16: return f.template operator()<Config<T, 1, 16>>();
       case 32: return f.template operator()<Config<T, 1, 32>>();
       case 64:
-        if (consumers == 4) return f.template operator()<Config<T, 4, 64>>();
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
-      case 128:
-        if (consumers == 4) return f.template operator()<Config<T, 4, 128>>();
-        return f.template operator()<Config<T, 2, 128>>();
+      case 128: return f.template operator()<Config<T, 2, 128>>();
       default: return f.template operator()<Config<T, 2, 256>>();
     }
   };
@@ -347,25 +344,19 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   //   • for the wide tiles (128×128, 128×256, 128×64), one (their ring is large), except 128×128 tiles that
   //     fill 3/4 of the SMs on their own: two, as at 64 rows (128×28672×8192: 156 → 148 µs, 128×14336×4096:
   //     47.6 → 45.2 µs; with fewer tiles a split at one an SM is faster: 128×8192×8192 46 against 59 µs).
-  // One CTA an SM and SMs left idle: the largest split (any 1…8) whose clusters all fit, one an SM. A wide tile
-  // (128×128, 256×64, 256×128) is bound by its own SM's loads and MMAs, so its time falls with the SMs in use
-  // (128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3, 96 CTAs 19.2 µs; split 4 does not fit at once, 28 µs;
-  // dev/2026-12-01-s6-fewtile/).
-  auto widen_split = [&] {
-    if (pl.ctas_per_sm != 1 || tune.split != 0 || tune.stages != 0) return;
-    int best_split = pl.split;
-    for (int s = pl.split + 1; s <= 8 && k_tiles >= 4 * s && pl.tiles * s <= sms; ++s)
-      if (detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s) >= pl.tiles) best_split = s;
-    if (best_split != pl.split) size_for(1, best_split);
-  };
   if (tune.ctas_per_sm > 0) {
     size_for(tune.ctas_per_sm);
   } else if (Cfg::N_TOK > 64) {
     size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
-    if (Cfg::N_TOK == 128) widen_split();
-  } else if (Cfg::N_TOK == 64 && Cfg::CONSUMERS == 4) {
-    size_for(pl.tiles >= 2 * sms ? 2 : 1);
-    widen_split();
+    // One CTA an SM and SMs left idle: the largest split (any 1…8) whose clusters all fit, one an SM. A
+    // 128×128 tile is bound by its own SM's loads and MMAs, so its time falls with the SMs in use
+    // (128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3, 96 CTAs 19.2 µs; split 4 does not fit at once, 28 µs).
+    if (Cfg::N_TOK == 128 && pl.ctas_per_sm == 1 && tune.split == 0 && tune.stages == 0) {
+      int best_split = pl.split;
+      for (int s = pl.split + 1; s <= 8 && k_tiles >= 4 * s && pl.tiles * s <= sms; ++s)
+        if (detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s) >= pl.tiles) best_split = s;
+      if (best_split != pl.split) size_for(1, best_split);
+    }
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
   } else if (8 * pl.tiles <= sms) {

@@ -18,7 +18,7 @@ struct Tuning {
   int fixup = -1;      // stream-K fix-up cost in K-tiles; -1 = the measured default
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
-  int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for 33-128 tokens (0 = auto)
+  int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
   bool trace = false;
 };
 
