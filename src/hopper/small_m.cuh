@@ -344,38 +344,38 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   //   • for the wide tiles (128×128, 128×256, 128×64), one (their ring is large), except 128×128 tiles that
   //     fill 3/4 of the SMs on their own: two, as at 64 rows (128×28672×8192: 156 → 148 µs, 128×14336×4096:
   //     47.6 → 45.2 µs; with fewer tiles a split at one an SM is faster: 128×8192×8192 46 against 59 µs).
+  // Another split (any 1…8, every cluster resident, the ring sized for exactly the CTAs each SM gets and at least
+  // `min_cps`, at least `min_ring` stages deep) where it leaves the busiest SM at least 5 % less to read.
+  auto rebalance = [&](int min_cps, int min_ring) {
+    if (tune.split != 0 || tune.stages != 0) return;
+    int best_split = 0, best_cps = 0;
+    double best = 0.95 * busiest(pl.split);
+    for (int s = 1; s <= 8 && (s == 1 || k_tiles >= 4 * s); ++s) {
+      const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
+      if (per_sm > 8 || busiest(s) >= best) continue;
+      const int cps = static_cast<int>(std::max<int64_t>(min_cps, per_sm)), stages = ring_for(cps);
+      if (stages < std::max(min_ring, Cfg::min_stages())) continue;
+      if (detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s) < pl.tiles) continue;
+      best = busiest(s), best_split = s, best_cps = cps;
+    }
+    if (best_split > 0) size_for(best_cps, best_split);
+  };
   if (tune.ctas_per_sm > 0) {
     size_for(tune.ctas_per_sm);
   } else if (Cfg::N_TOK > 64) {
     size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
-    // One CTA an SM and SMs left idle: the largest split (any 1…8) whose clusters all fit, one an SM. A
-    // 128×128 tile is bound by its own SM's loads and MMAs, so its time falls with the SMs in use
-    // (128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3, 96 CTAs 19.2 µs; split 4 does not fit at once, 28 µs).
-    if (Cfg::N_TOK == 128 && pl.ctas_per_sm == 1 && tune.split == 0 && tune.stages == 0) {
-      int best_split = pl.split;
-      for (int s = pl.split + 1; s <= 8 && k_tiles >= 4 * s && pl.tiles * s <= sms; ++s)
-        if (detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, s) >= pl.tiles) best_split = s;
-      if (best_split != pl.split) size_for(1, best_split);
-    }
+    // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
+    // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs). 128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3,
+    // 96 CTAs 19.2 µs (split 4 does not fit at once: 28 µs); 128×3072×3072 18.6 → 14.0 µs (split 4, dev/2026-12-01-s6-fewtile/).
+    if (Cfg::N_TOK == 128) rebalance(1, 4);
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
+    rebalance(1, 4);
   } else if (8 * pl.tiles <= sms) {
     size_for(1);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
-    if (tune.split == 0 && tune.stages == 0) {
-      int best_split = 0, best_cps = 0;
-      double best = 0.95 * busiest(pl.split);
-      for (int s = 1; s <= 8 && (s == 1 || k_tiles >= 4 * s); ++s) {
-        const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
-        if (per_sm > 8 || busiest(s) >= best) continue;
-        const int cps = static_cast<int>(std::max<int64_t>(2, per_sm)), stages = ring_for(cps);
-        if (stages < Cfg::min_stages()) continue;
-        if (detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s) < pl.tiles) continue;
-        best = busiest(s), best_split = s, best_cps = cps;
-      }
-      if (best_split > 0) size_for(best_cps, best_split);
-    }
+    rebalance(2, 0);
   }
   pl.ctas = pl.tiles * pl.split;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
