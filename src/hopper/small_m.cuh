@@ -345,12 +345,13 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   //     fill 3/4 of the SMs on their own: two, as at 64 rows (128×28672×8192: 156 → 148 µs, 128×14336×4096:
   //     47.6 → 45.2 µs; with fewer tiles a split at one an SM is faster: 128×8192×8192 46 against 59 µs).
   // Another split (any 1…8, every cluster resident, the ring sized for exactly the CTAs each SM gets and at least
-  // `min_cps`, at least `min_ring` stages deep) where it leaves the busiest SM at least 5 % less to read.
-  auto rebalance = [&](int min_cps, int min_ring) {
+  // `min_cps`, at least `min_ring` stages deep, every CTA at least `min_k` K-tiles) where it leaves the busiest SM
+  // at least 5 % less to read.
+  auto rebalance = [&](int min_cps, int min_ring, int min_k) {
     if (tune.split != 0 || tune.stages != 0) return;
     int best_split = 0, best_cps = 0;
     double best = 0.95 * busiest(pl.split);
-    for (int s = 1; s <= 8 && (s == 1 || k_tiles >= 4 * s); ++s) {
+    for (int s = 1; s <= 8 && (s == 1 || k_tiles >= min_k * s); ++s) {
       const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
       if (per_sm > 8 || busiest(s) >= best) continue;
       const int cps = static_cast<int>(std::max<int64_t>(min_cps, per_sm)), stages = ring_for(cps);
@@ -365,17 +366,20 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   } else if (Cfg::N_TOK > 64) {
     size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
     // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
-    // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs). 128×4096×4096: split 2, 64 CTAs 21.8 µs; split 3,
-    // 96 CTAs 19.2 µs (split 4 does not fit at once: 28 µs); 128×3072×3072 18.6 → 14.0 µs (split 4, dev/2026-12-01-s6-fewtile/).
-    if (Cfg::N_TOK == 128) rebalance(1, 4);
+    // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs). Measured (dev/2026-12-01-s6-rebalance/):
+    // 128×4096×4096 split 2, 64 CTAs 21.6 µs → split 3, 96 CTAs 19.3 µs (split 4 does not fit at once: 28 µs);
+    // 128×2560×8192 22.9 → 20.2 µs (split 4 → 5).
+    if (Cfg::N_TOK == 128) rebalance(1, 4, 4);
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
-    rebalance(1, 4);
+    // The 64-token tile too, with 16 K-tiles a CTA at least: 64×5120×13824 55.8 → 45.3 µs (split 2 → 5, two CTAs an
+    // SM), 64×2048×8192 18.7 → 15.8 (split 4 → 6); but 64×4096×4096 at split 7 (9 K-tiles a CTA), 16.4 → 17.5.
+    rebalance(1, 4, 16);
   } else if (8 * pl.tiles <= sms) {
     size_for(1);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
-    rebalance(2, 0);
+    rebalance(2, 0, 4);
   }
   pl.ctas = pl.tiles * pl.split;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
