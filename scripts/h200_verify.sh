@@ -83,7 +83,7 @@ for s in ${SECTIONS:-verify bench}; do
       for tool in ${TOOLS:-memcheck racecheck synccheck}; do
         LADDER_TUNE=fixup=0 T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h11 --shapes 264x520x4096,300x1000x2048 \
           --seeds 1 > "$L/sanitize-few-$tool.log" 2>&1
-        T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes 128x3072x3072,100x2560x4096 \
+        T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes 128x3072x3072,100x2560x4096,64x2048x8192,48x5120x5120 \
           --seeds 1 > "$L/sanitize-128-$tool.log" 2>&1
         echo "$tool: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L"/sanitize-{few,128}-$tool.log | tr '\n' ' ')"
       done ;;
