@@ -55,7 +55,7 @@ for s in $SECTIONS; do
     fewcheck)  # stream-K on few tiles (h11, best forced to it) and the 128-token splits
       T 300 "$B/tests/ladder_tests" --gtest_filter='StreamK*:*Scheduler*:*SmallM*:*Split*' > "$L/fewcheck-tests.log" 2>&1
       grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/fewcheck-tests.log" | head -20
-      F=256x4096x14336,256x4096x4096,256x8192x8192,256x1024x8192,512x1024x8192,512x1024x4096,300x1000x6000,1536x1536x4096,2560x2560x2560,1000x1000x4104,200x3000x9000,64x64x65536
+      F=256x4096x14336,256x4096x4096,256x8192x8192,256x1024x8192,512x1024x8192,512x1024x4096,300x1000x6000,200x1000x6000,256x3584x18944,512x3584x18944,1536x1536x4096,2560x2560x2560,1000x1000x4104,200x3000x9000,64x64x65536
       T 200 "$B/ladder" check --steps h11,best --shapes $F --seeds 2 > "$L/fewcheck.log" 2>&1; tail -1 "$L/fewcheck.log"
       LADDER_TUNE=kernel=coop T 200 "$B/ladder" check --steps best --shapes $F --seeds 1 > "$L/fewcheck-coop.log" 2>&1; tail -1 "$L/fewcheck-coop.log"
       T 200 "$B/ladder" check --steps h12,best --shapes 128x4096x4096,128x4096x14336,96x4096x4096,128x5120x5120,128x3072x3072,100x2560x8192,65x1000x3000 --seeds 2 > "$L/fewcheck-128.log" 2>&1; tail -1 "$L/fewcheck-128.log" ;;

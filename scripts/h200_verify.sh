@@ -85,9 +85,9 @@ for s in ${SECTIONS:-verify bench}; do
           --shapes 1x4096x512,7x1000x520,33x777x1024,130x300x256,64x256x4104,300x520x1000 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
       done ;;
-    sanitize-few)  # stream-K's few-tile pieces (h11: 6 tiles into 8 pieces each) and the 128-token splits (best)
+    sanitize-few)  # stream-K's few-tile pieces (h11: 3 and 4 tiles into 8 pieces each) and the 128-token splits (best)
       for tool in ${TOOLS:-memcheck racecheck synccheck}; do
-        LADDER_TUNE=fixup=0 T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h11 --shapes 264x520x4096,300x1000x2048 \
+        LADDER_TUNE=fixup=0 T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h11 --shapes 200x520x4096,256x1000x2048 \
           --seeds 1 > "$L/sanitize-few-$tool.log" 2>&1
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes 128x3072x3072,100x2560x4096,64x2048x8192,48x5120x5120 \
           --seeds 1 > "$L/sanitize-128-$tool.log" 2>&1

@@ -185,6 +185,10 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   EXPECT_EQ(few.clusters, 32);
   EXPECT_EQ(few.sk_tiles, 4);
   EXPECT_EQ(StreamKScheduler::make(4, 128, 66, 0).last_contributor(0, 0), 7);  // the owner adds 7 partials
+  // Without many pieces (two rows of cluster tiles: B is read twice), the half-a-tile rule as before.
+  EXPECT_EQ(StreamKScheduler::make(20, 256, 66, kStreamKFixupUnits, false).sk_tiles, 0);
+  EXPECT_EQ(StreamKScheduler::make(28, 296, 66, kStreamKFixupUnits, false).sk_tiles, 0);  // 512×3584×18944
+  EXPECT_EQ(StreamKScheduler::make(36, 256, 66, kStreamKFixupUnits, false).sk_tiles, 36);
   // 8192×14336×4096: 1792 = 27·66 + 10; 10 tiles would give 9.7 K-tiles a worker, so one whole wave joins.
   EXPECT_EQ(StreamKScheduler::make(1792, 64, 66).sk_tiles, 76);
   // 3072×3072×4096 (the GPU test's shape): 144 = 2·66 + 12; 12 tiles are too few, one whole wave joins.

@@ -242,7 +242,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup), nullptr, nullptr};
+  const bool one_row = p.M <= 2 * Cfg::TILE_M;  // a tile's B rows are read by one cluster only: many pieces pay
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, one_row), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
