@@ -58,7 +58,7 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
       return;
     }
   consumers = 2;
-  n_tok = M <= 128 ? 128 : 256;
+  n_tok = M <= 128 || detail::tuning().tokens == 128 ? 128 : 256;
 }
 }  // namespace small_m
 
