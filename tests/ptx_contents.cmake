@@ -122,10 +122,10 @@ expect_ptx(h-cooperative HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4
 # The ping-pong family (h10, best): the consumers hand the ring over (turn_bar), 128×128 and 128×64 tiles.
 expect_ptx(h-pingpong HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.commit_group"
                "m64n128k16.f32.f16.f16" "m64n64k16.f32.bf16.bf16" LACKS "st.release.gpu")
-# The small-M family (h12, h13, best): tokens on wgmma's N side (n8 … n256), the cluster's partial tiles read
-# through distributed SMEM, programmatic dependent launch.
+# The small-M family (h12, h13, best): tokens on wgmma's N side (n8 … n128; no 256-token tile since 2026-12-01),
+# the cluster's partial tiles read through distributed SMEM, programmatic dependent launch.
 expect_ptx(h-small_m HAS "m64n8k16.f32.f16.f16" "m64n16k16.f32.bf16.bf16" "m64n32k16" "m64n64k16" "m64n128k16"
-               "m64n256k16" "griddepcontrol.wait" "griddepcontrol.launch_dependents" "mapa" "barrier.cluster"
-               LACKS "stmatrix" "setmaxnreg")
+               "griddepcontrol.wait" "griddepcontrol.launch_dependents" "mapa" "barrier.cluster"
+               LACKS "m64n256k16" "stmatrix" "setmaxnreg")
 # best itself only pads rows (16-byte stores); its kernels are the families'.
 expect_ptx(h-best HAS ".entry" "st.global.v4" LACKS "wgmma")

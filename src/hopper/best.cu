@@ -82,11 +82,12 @@ inline constexpr double kCoopEpilogueUsPerWave = 2.0;
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
   small_m::tile_for(p.M, consumers, n_tok);
-  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 400 (measured 2026-12-01, s4 tune-mid: 315-460
-  // at M = 128, 459 at 128×8192×28672; 300 before the long-K shapes were measured),
-  // 128×256 ≈ 190 where its split and reduction show (256×4096×4096: 45 µs; it reaches 360 only with many
-  // tiles, 512×14336×4096); the narrow tiles are never compute-bound at their M.
-  const double rate = n_tok <= 64 ? 250e6 : n_tok == 128 ? 400e6 : 190e6;  // FLOP per µs
+  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 400 at M ≤ 128 (measured 2026-12-01, s4
+  // tune-mid: 315-460 at M = 128, 459 at 128×8192×28672); above 128 tokens, several 128-token tiles that re-read
+  // the weights, 360-454 (dev/2026-12-01-s6-tok128/): the model takes 360, the low end, so that it yields to the
+  // tile kernels where they measured 10-15 % faster (256×4096×4096, 512×2048×4096); the narrow tiles are never
+  // compute-bound at their M.
+  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 400e6 : 360e6;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);

@@ -47,8 +47,9 @@ std::string describe(const detail::Problem& p, bool pdl);
 
 // The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
 // two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte (measured
-// 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs); beyond that 128 rows × 128 or 256 tokens
-// (more tokens take several token tiles).
+// 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs); beyond that 128 rows × 128 tokens, several
+// token tiles above 128 tokens (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against
+// 20.9 µs, 512×1024×8192 31.9 against 24.1; dev/2026-12-01-s6-tok128/).
 inline void tile_for(int64_t M, int& consumers, int& n_tok) {
   consumers = 1;
   for (int n : {8, 16, 32, 64})
@@ -58,7 +59,7 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
       return;
     }
   consumers = 2;
-  n_tok = M <= 128 || detail::tuning().tokens == 128 ? 128 : 256;
+  n_tok = 128;
 }
 }  // namespace small_m
 

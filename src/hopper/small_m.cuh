@@ -4,15 +4,15 @@
 // At small M the GEMM is a stream of B (the weights, N×K): its floor is 2·N·K bytes over the read bandwidth,
 // and the tensor core idles whatever the tile. So the kernel is built around the stream:
 //   • operands swapped: Dᵀ = B·Aᵀ. 64 weight rows per consumer warpgroup fill wgmma's M side, the few
-//     tokens its N side (m64nN_TOKk16, N_TOK = 8…256): no MMA row is padding, only token columns are;
+//     tokens its N side (m64nN_TOKk16, N_TOK = 8…128): no MMA row is padding, only token columns are;
 //   • the K range is split over the CTAs of a cluster, so every SM streams a share of B whatever N is;
 //   • the TMA ring fills the SMEM a CTA can have (its depth is a launch parameter), so each SM keeps
 //     as many bytes in flight as it can hold;
 //   • the partial tiles are summed across the cluster through distributed shared memory, in rank order
 //     (the same bits on every run), and the sum goes through the fused epilogue to D in one store.
 //     No workspace, no second kernel (cuBLAS's split-K adds a 3.4 µs reduce kernel at these shapes).
-// With two consumers (128 weight rows × up to 256 tokens) the same kernel is a 128×256-tile GEMM with a
-// cluster split-K, for shapes with too few tiles to fill the GPU.
+// With two consumers (128 weight rows × 128 tokens, several token tiles above 128 tokens) the same kernel is a
+// 128×128-tile GEMM with a cluster split-K, for shapes with too few tiles to fill the GPU.
 // Programmatic dependent launch (h13): the kernel waits for the previous grid (griddepcontrol.wait) before
 // its first global read, and lets the next one start once its mainloop is done.
 #pragma once
@@ -277,8 +277,7 @@ void dispatch(const detail::Problem& p, F&& f) {
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
-      case 128: return f.template operator()<Config<T, 2, 128>>();
-      default: return f.template operator()<Config<T, 2, 256>>();
+      default: return f.template operator()<Config<T, 2, 128>>();
     }
   };
   if (p.ab == DType::bf16) return by_tokens.template operator()<__nv_bfloat16>();
@@ -341,7 +340,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   //   • one, the deepest ring, for the few tiles of a narrow layer (N ≤ 1024 at 64 rows a tile: ≤ sms/8 tiles):
   //     fewer CTAs, each with its whole K range in flight, and fewer partials to sum (16×1024×4096: 7.9 → 6.9 µs,
   //     32×1024×8192: 11.0 → 10.0 µs);
-  //   • for the wide tiles (128×128, 128×256, 128×64), one (their ring is large), except 128×128 tiles that
+  //   • for the wide tiles (128×128, 128×64), one (their ring is large), except 128×128 tiles that
   //     fill 3/4 of the SMs on their own: two, as at 64 rows (128×28672×8192: 156 → 148 µs, 128×14336×4096:
   //     47.6 → 45.2 µs; with fewer tiles a split at one an SM is faster: 128×8192×8192 46 against 59 µs).
   // Another split (any 1…8, every cluster resident, the ring sized for exactly the CTAs each SM gets and at least
@@ -363,13 +362,13 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   };
   if (tune.ctas_per_sm > 0) {
     size_for(tune.ctas_per_sm);
-  } else if (Cfg::N_TOK > 64) {
-    size_for(Cfg::N_TOK == 128 && 4 * pl.tiles >= 3 * sms ? 2 : 1);
+  } else if (Cfg::N_TOK == 128) {
+    size_for(4 * pl.tiles >= 3 * sms ? 2 : 1);
     // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
     // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs). Measured (dev/2026-12-01-s6-rebalance/):
     // 128×4096×4096 split 2, 64 CTAs 21.6 µs → split 3, 96 CTAs 19.3 µs (split 4 does not fit at once: 28 µs);
     // 128×2560×8192 22.9 → 20.2 µs (split 4 → 5).
-    if (Cfg::N_TOK == 128) rebalance(1, 4, 4);
+    rebalance(1, 4, 4);
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);
     // The 64-token tile too, with 16 K-tiles a CTA at least: 64×5120×13824 55.8 → 45.3 µs (split 2 → 5, two CTAs an

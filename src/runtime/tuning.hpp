@@ -19,13 +19,12 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
-  int tokens = 0;       // small-M: the token tile above 128 tokens, 128 or 256 (0 = auto)
   bool trace = false;
 };
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
