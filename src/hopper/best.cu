@@ -150,7 +150,7 @@ Choice choose(const detail::Problem& p) {
   // Above 128 tokens the small-M kernel is a split-K of 128×128 tiles: its fixed costs (the cluster reduction, the
   // epilogue) want a long K. At 1024³ it measured 14.3 µs against the 128×64 ping-pong's 8.8 (model: 9.0 against
   // 9.9; dev/2026-12-01-s6-ab-tok/), so it is a candidate there only from K = 2048.
-  const bool small_m_fits = p.M <= 128 || p.K >= 2048;
+  const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
