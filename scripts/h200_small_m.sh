@@ -59,10 +59,6 @@ for s in $SECTIONS; do
       T 200 "$B/ladder" check --steps h11,best --shapes $F --seeds 2 > "$L/fewcheck.log" 2>&1; tail -1 "$L/fewcheck.log"
       LADDER_TUNE=kernel=coop T 200 "$B/ladder" check --steps best --shapes $F --seeds 1 > "$L/fewcheck-coop.log" 2>&1; tail -1 "$L/fewcheck-coop.log"
       T 200 "$B/ladder" check --steps h12,best --shapes 128x4096x4096,128x4096x14336,96x4096x4096,128x5120x5120,128x3072x3072,100x2560x8192,65x1000x3000 --seeds 2 > "$L/fewcheck-128.log" 2>&1; tail -1 "$L/fewcheck-128.log" ;;
-    wg4check)  # the 4-consumer small-M configs (wg=4): check suites and the fused epilogues through them
-      LADDER_TUNE=wg=4 T 300 "$B/ladder" check --steps h12,best --suite smallm --seeds 1 > "$L/wg4-smallm.log" 2>&1; tail -1 "$L/wg4-smallm.log"
-      LADDER_TUNE=wg=4 T 200 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/wg4-decode.log" 2>&1; tail -1 "$L/wg4-decode.log"
-      LADDER_TUNE=kernel=small_m,wg=4 T 100 python3 scripts/check_v2_torch.py --csv "$L/wg4-v2.csv" > "$L/wg4-v2.log" 2>&1; tail -1 "$L/wg4-v2.log"; grep FAIL "$L/wg4-v2.log" | head -5 ;;
     grid)  # GRID: a file of "shapes|tunes" lines, one bench each (tunes ';'-separated, as --tune takes them)
       i=0
       while IFS='|' read -r shapes tunes; do

@@ -216,9 +216,8 @@ TEST(Regression, ClusterStepsRunInAnyOrder) {
 // Stream-K (h10's cooperative kernel, also reached through best): shapes whose waves h10 splits on an H200
 // (66 clusters). 8192³: 1024 tiles of 256×256, the last 34 split; 1536²×16384 and 1504×1544×16000: fewer tiles
 // than clusters (the 192-wide cooperative tile), all split. h11 alone, one row of cluster tiles: 256×4096×14336 and
-// 256×1024×8192, 16 and 4 tiles cut into up to 8 pieces (StreamKScheduler::kMaxPieces), and 200×1000×6000 (ragged
-// edges, 4 tiles). The
-// trace proves a split was taken; the check proves the partials were summed once each, in a fixed order
+// 256×1024×8192, 16 and 4 tiles cut into 5 and 8 pieces (StreamKScheduler::kMaxPieces), and 200×1000×6000
+// (ragged edges, 4 tiles). The trace proves a split was taken; the check proves the partials were summed once each, in a fixed order
 // (bit-identical reruns).
 TEST(StreamK, SplitTilesMatchReferences) {
   const detail::DeviceInfo dev = detail::current_device();

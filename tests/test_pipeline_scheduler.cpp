@@ -142,15 +142,20 @@ Walk walk(const StreamKScheduler& s) {
 }  // namespace
 
 TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
-  for (int tiles : {1, 7, 66, 67, 131, 256, 240, 512, 1000})
-    for (int kt : {1, 8, 31, 64, 129})
-      for (int workers : {1, 2, 13, 66, 120}) {
-        const auto s = StreamKScheduler::make(tiles, kt, workers, /*fixup_units=*/0);
+  for (bool many : {true, false})
+  for (int tiles : {1, 3, 7, 8, 9, 16, 66, 67, 131, 256, 240, 512, 1000})
+    for (int kt : {1, 3, 7, 8, 31, 64, 94, 129, 224})
+      for (int workers : {1, 2, 13, 23, 57, 66, 120}) {
+        const auto s = StreamKScheduler::make(tiles, kt, workers, /*fixup_units=*/0, many);
         const Walk w = walk(s);
         if (s.sk_tiles > 0)  // an owner waits on every worker after it in its tile's range: none may be empty
           for (int j = 0; j < s.clusters; ++j) EXPECT_GT(s.sk_begin(j + 1), s.sk_begin(j)) << "worker " << j;
         EXPECT_LE(s.clusters, workers);
-        if (tiles < workers) EXPECT_LE(s.clusters, StreamKScheduler::kMaxPieces * tiles);
+        if (many && tiles < workers) EXPECT_LE(s.clusters, StreamKScheduler::kMaxPieces * tiles);
+        if (!many || tiles >= workers) EXPECT_EQ(s.clusters, workers);
+        std::map<int, int> pieces;  // split tile → workers that hold a piece of it
+        for (const auto& [tile, list] : w.contributors) pieces[tile] = static_cast<int>(list.size()) + 1;
+        for (const auto& [tile, n] : pieces) EXPECT_LE(n, StreamKScheduler::kMaxPieces + 1) << "tile " << tile;
         EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
         for (const auto& [tile, list] : w.contributors) {
           ASSERT_TRUE(w.owner.count(tile)) << "split tile " << tile << " has no owner";
@@ -180,7 +185,8 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   // One partial wave of few tiles: each is cut into up to kMaxPieces pieces, one worker each.
   EXPECT_EQ(StreamKScheduler::make(20, 256, 66).sk_tiles, 20);  // 0.3 of a tile a worker, all 66 workers
   EXPECT_EQ(StreamKScheduler::make(20, 256, 66).clusters, 66);
-  EXPECT_EQ(StreamKScheduler::make(16, 224, 66).sk_tiles, 16);  // 256×4096×14336: 16 tiles, 4-5 pieces each
+  EXPECT_EQ(StreamKScheduler::make(16, 224, 66).sk_tiles, 16);  // 256×4096×14336: 16 tiles, 5 pieces each
+  EXPECT_EQ(StreamKScheduler::make(0, 64, 66).sk_tiles, 0);     // nothing to do
   const auto few = StreamKScheduler::make(4, 128, 66);          // 256×1024×8192: 4 tiles, 8 pieces each
   EXPECT_EQ(few.clusters, 32);
   EXPECT_EQ(few.sk_tiles, 4);

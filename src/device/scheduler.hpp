@@ -90,14 +90,16 @@ struct StreamKScheduler {
   // H200 at about `fixup_units` K-tiles' time per launch). Split only when the idle tail is worth more than
   // twice that. The split covers the partial last wave plus as many whole waves (at most 2) as it takes to
   // give every worker at least half a tile, so that a tile is cut into at most three pieces; but with fewer
-  // tiles than workers (one partial wave: 256×4096×14336 has 16 tiles for 66 clusters) and `many_pieces`, each
-  // tile is cut into up to kMaxPieces, and only that many workers a tile take part: an owner adds the others'
-  // partials one after another. The cooperative kernel allows it for one row of cluster tiles (M ≤ 256), where
+  // tiles than workers (one partial wave: 256×4096×14336 has 16 tiles for 66 clusters) and `many_pieces`, every
+  // tile is split among the workers, at most kMaxPieces workers a tile on average (the workers are capped at
+  // kMaxPieces·tiles; a tile straddled at both ends can have one piece more, 9 at most): an owner adds the
+  // others' partials one after another. The cooperative kernel allows it for one row of cluster tiles (M ≤ 256), where
   // each B row is read once: measured 2026-12-01 (dev/2026-12-01-s6-ab/) 256×3584×18944 86.6 → 73.2 µs,
   // 256×4096×14336 69.2 → 63.4, but 512×3584×18944 (two rows) 120 → 138.
   static constexpr int kMaxPieces = 8;
   static constexpr StreamKScheduler make(int num_tiles, int k_tiles, int clusters, int fixup_units = kStreamKFixupUnits,
                                          bool many_pieces = true) {
+    if (num_tiles <= 0 || clusters <= 0) return {num_tiles, k_tiles, clusters, 0, fixup_units};
     many_pieces = many_pieces && num_tiles < clusters;
     if (many_pieces && kMaxPieces * num_tiles < clusters) clusters = kMaxPieces * num_tiles;
     StreamKScheduler s{num_tiles, k_tiles, clusters, 0, fixup_units};

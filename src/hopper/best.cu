@@ -1,7 +1,8 @@
 // `best` — the library default: any M, N, K ≥ 1, any leading dimensions, element-aligned pointers, fp16 or
 // bf16, an fp16/bf16/fp32 D and the fused epilogue. It picks one kernel family per problem by one cost model:
 //   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
-//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile: 250, 300 or 190 TFLOP/s);
+//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile: 250, 400 or, above 128 tokens, 360 TFLOP/s),
+//     above 128 tokens only from K = 2048;
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
@@ -84,9 +85,9 @@ double small_m_us(const detail::Problem& p) {
   small_m::tile_for(p.M, consumers, n_tok);
   // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 400 at M ≤ 128 (measured 2026-12-01, s4
   // tune-mid: 315-460 at M = 128, 459 at 128×8192×28672); above 128 tokens, several 128-token tiles that re-read
-  // the weights, 360-454 (dev/2026-12-01-s6-tok128/): the model takes 360, the low end, so that it yields to the
-  // tile kernels where they measured 10-15 % faster (256×4096×4096, 512×2048×4096); the narrow tiles are never
-  // compute-bound at their M.
+  // the weights, 341-457 on the compute-bound shapes (dev/2026-12-01-s6-tok128/): the model takes 360, so that it
+  // yields to the tile kernels where they measured 10-15 % faster (256×4096×4096, 512×2048×4096); the narrow tiles
+  // are never compute-bound at their M.
   const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 400e6 : 360e6;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
@@ -149,7 +150,8 @@ Choice choose(const detail::Problem& p) {
   const double s = small_m_us(p);
   // Above 128 tokens the small-M kernel is a split-K of 128×128 tiles: its fixed costs (the cluster reduction, the
   // epilogue) want a long K. At 1024³ it measured 14.3 µs against the 128×64 ping-pong's 8.8 (model: 9.0 against
-  // 9.9; dev/2026-12-01-s6-ab-tok/), so it is a candidate there only from K = 2048.
+  // 9.9; dev/2026-12-01-s6-ab-tok/), and at K ≤ 1536 it was slower on all 9 shapes tried (0.63-0.89×; at
+  // K = 2040-2048 1.10× to 0.74×: dev/2026-12-01-s6-shortk/), so it is a candidate there only from K = 2048.
   const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {

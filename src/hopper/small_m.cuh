@@ -286,8 +286,8 @@ void dispatch(const detail::Problem& p, F&& f) {
 
 // The ring depth that fills SMEM for the CTAs an SM is to hold, the K split, and what that launches. Split: the
 // largest power of two ≤ 16 with every CTA of every cluster resident at once (cudaOccupancyMaxActiveClusters at
-// this SMEM) and at least 4 K-tiles per CTA, 1 when even the unsplit tiles take more than one wave; or, for the
-// narrow tiles, any split up to 8 that leaves the busiest SM less to read (below).
+// this SMEM) and at least 4 K-tiles per CTA, 1 when even the unsplit tiles take more than one wave; then any split
+// up to 8 that leaves the busiest SM less to read (`rebalance`, below).
 template <class Cfg>
 Plan make_plan(const detail::Problem& p, const char* step_id) {
   const detail::Tuning& tune = detail::tuning();
@@ -365,9 +365,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   } else if (Cfg::N_TOK == 128) {
     size_for(4 * pl.tiles >= 3 * sms ? 2 : 1);
     // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
-    // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs). Measured (dev/2026-12-01-s6-rebalance/):
-    // 128×4096×4096 split 2, 64 CTAs 21.6 µs → split 3, 96 CTAs 19.3 µs (split 4 does not fit at once: 28 µs);
-    // 128×2560×8192 22.9 → 20.2 µs (split 4 → 5).
+    // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs; split 4 at one does not fit at once: 28 µs;
+    // dev/2026-12-01-s5-grid/). Measured (dev/2026-12-01-s6-rebalance/): 128×4096×4096 split 2, 64 CTAs 21.6 µs
+    // → split 3, 96 CTAs 19.3 µs; 128×2560×8192 22.9 → 20.2 µs (split 4 → 5).
     rebalance(1, 4, 4);
   } else if (Cfg::N_TOK == 64) {
     size_for(pl.tiles >= 2 * sms ? 2 : 1);

@@ -2,7 +2,8 @@
 // and diagnosis (`ladder bench --tune`, sanitizer runs), never for correctness; the default is "auto".
 //
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
-//                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>
+//                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
+//                                           wg=<consumer warpgroups at 33-64 tokens>
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
