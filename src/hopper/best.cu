@@ -112,7 +112,8 @@ TilePick tile_pick(const detail::Problem& p) {
   auto us = [&](double units) { return kTilesFixedUs + units * static_cast<double>(k_tiles) * kUnitKTileUs; };
   if (!tma_store) {  // only the cooperative kernel has a register writeback
     const auto sk = StreamKScheduler::make(static_cast<int>(rows * ((cols * w + 255) / 256)), static_cast<int>(k_tiles),
-                                           clusters, kStreamKFixupUnits, /*many_pieces=*/rows == 1);
+                                           clusters, kStreamKFixupUnits,
+                                           cooperative::stream_k_many_pieces(p));
     return {Kernel::coop_regs, us(2.0 * sk.tile_times())};
   }
   const int64_t tiles_256 = rows * ((cols * w + 255) / 256), tiles_192 = rows * ((cols + 191) / 192);
@@ -120,7 +121,7 @@ TilePick tile_pick(const detail::Problem& p) {
   if (square_tiles > INT32_MAX / 2 || k_tiles > INT32_MAX) return {Kernel::coop, us(2.0 * (tiles_256 + clusters - 1) / clusters)};
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
   const double coop = 2.0 * StreamKScheduler::make(static_cast<int>(tiles_256), static_cast<int>(k_tiles), clusters,
-                                                   fixup, /*many_pieces=*/rows == 1).tile_times();
+                                                   fixup, cooperative::stream_k_many_pieces(p)).tile_times();
   const double narrow_coop = 1.5 * static_cast<double>((tiles_192 + clusters - 1) / clusters);
   const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
   // Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 %

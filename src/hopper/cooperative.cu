@@ -21,7 +21,7 @@ bool tma_storable(const detail::Problem& p) {
 // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it.
 bool takes(Tile tile, bool tma_store, const detail::Problem& p) {
   if (!p.ep.swiglu || !tma_store) return true;
-  return tile == Tile::w256 ? (Coop4::TILE_N / 2) % Coop4::EPI_COLS == 0 : (Coop192::TILE_N / 2) % Coop192::EPI_COLS == 0;
+  return tile == Tile::w256 ? Coop4::kTakesSwiglu : Coop192::kTakesSwiglu;
 }
 
 std::string check(const detail::Problem& p) { return require_tma_store(p); }

@@ -41,6 +41,8 @@ struct Config {
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
   static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads: with SwiGLU, rank 0 gate, rank 1 up
+  // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it.
+  static constexpr bool kTakesSwiglu = (TILE_N / 2) % EPI_COLS == 0;
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
@@ -192,7 +194,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h)
             store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
                                                 s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
-        } else if constexpr ((F == Fused::swiglu || F == Fused::any) && (TILE_N / 2) % Cfg::EPI_COLS == 0) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
+        } else if constexpr ((F == Fused::swiglu || F == Fused::any) && Cfg::kTakesSwiglu) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
 #pragma unroll
           for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h)
             store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
@@ -243,8 +245,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
-  const bool one_row = p.M <= 2 * Cfg::TILE_M;  // a tile's B rows are read by one cluster only: many pieces pay
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, one_row), nullptr, nullptr};
+  static_assert(2 * Cfg::TILE_M == 256, "stream_k_many_pieces counts 256-row cluster tiles");
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p)), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
@@ -270,8 +272,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
 // The TMA-store writeback: the kernel copy with just this problem's epilogue compiled in.
 template <class Cfg, class T>
 void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
-  constexpr bool kSwiglu = (Cfg::TILE_N / 2) % Cfg::EPI_COLS == 0;
-  with_fused<kSwiglu>(fused_kind(p.ep), [&](auto kind) {
+  with_fused<Cfg::kTakesSwiglu>(fused_kind(p.ep), [&](auto kind) {
     launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, step_id);
   });
 }

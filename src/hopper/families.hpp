@@ -29,6 +29,10 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
 bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base
+// Stream-K may cut a tile into many pieces (StreamKScheduler::make's many_pieces) only for one row of 256-row
+// cluster tiles, where each B row is read by one cluster (512×3584×18944, two rows, ran 120 → 138 µs with them:
+// docs/results/dev/2026-12-01-s6-ab/).
+inline bool stream_k_many_pieces(const detail::Problem& p) { return p.M <= 256; }
 }  // namespace cooperative
 
 // The consumers own alternate tiles (h10).

@@ -16,7 +16,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, const char
 // SwiGLU: a 2×1 cluster (one slice of gate rows, one of up rows) and an output tile of whole 64-column boxes.
 bool takes(Tile tile, const detail::Problem& p) {
   if (!p.ep.swiglu) return true;
-  return tile == Tile::square ? (Square::TILE_N / 2) % 64 == 0 : (NarrowPair::TILE_N / 2) % 64 == 0;
+  return tile == Tile::square ? Square::kTakesSwiglu : NarrowPair::kTakesSwiglu;
 }
 
 std::string check(const detail::Problem& p) { return require_tma_store(p); }

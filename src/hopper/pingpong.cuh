@@ -43,6 +43,8 @@ struct Config {
   static_assert(TILE_M % 64 == 0 && TILE_N % 64 == 0 && TILE_M * TILE_N <= 128 * 128,
                 "a consumer holds TILE_M × TILE_N fp32 in ≤ 128 registers per thread");
   static_assert(B_SLICE % 8 == 0, "B slices are whole 8-row swizzle atoms");
+  // SwiGLU halves the output tile (gate and up slices of one cluster): it must stay whole 64-column store boxes.
+  static constexpr bool kTakesSwiglu = (TILE_N / 2) % 64 == 0;
 
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];              // STAGES × (TILE_M, BLK_K)
@@ -162,7 +164,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       if constexpr (!kSwiglu) {
         store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
       } else {  // each fragment's result is in registers [0, TILE_N/4): store those as a TILE_N/2-wide tile
-        static_assert((TILE_N / 2) % 64 == 0, "SwiGLU's output tile is whole 64-column boxes");
+        static_assert(Cfg::kTakesSwiglu, "SwiGLU's output tile is whole 64-column boxes");
         float half_acc[Cfg::FRAGS][TILE_N / 4];
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
@@ -222,9 +224,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, const char* ste
 }
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  constexpr bool kSwiglu = (Cfg::TILE_N / 2) % 64 == 0;
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, kSwiglu>(p, stream, step_id);
-  launch_typed<Cfg, __half, kSwiglu>(p, stream, step_id);
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, Cfg::kTakesSwiglu>(p, stream, step_id);
+  launch_typed<Cfg, __half, Cfg::kTakesSwiglu>(p, stream, step_id);
 }
 
 }  // namespace
