@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -uo pipefail
+# Caveat (2026-12-01): the --tune of each run did not take effect under ncu (every run of a shape profiled the default kernel); see docs/results/dev/2026-12-01-s6-fewtile/ncu-streamk/README.md.
 B=build/release; mkdir -p $OUT/l
 export CI=1
 which nsys ncu > $OUT/l/which.txt 2>&1
