@@ -44,13 +44,53 @@ LADDER_HD constexpr Fused fused_kind(const EpilogueParams& ep) {
   return ep.swiglu ? Fused::swiglu : static_cast<Fused>(static_cast<int32_t>(ep.act));
 }
 
-// On the device, exp and the division are the fast intrinsics (a few ulp of fp32, far below D's one fp16/bf16
-// rounding): the IEEE division's slow-path call, unrolled over a tile's registers, was most of a kernel's code.
+// On the device, 2^x and 1/x are single MUFU operations (ex2/rcp.approx.ftz: ~2 and 1 ulp of fp32, far below D's
+// one fp16/bf16 rounding; results below 2^-126 flush to zero): the IEEE division's slow-path call, unrolled over a
+// tile's registers, was most of a kernel's code, and the non-ftz forms' range fix-ups were a third of the GELU's
+// instructions. The activations are written as x · 1/(1 + 2^v), v folding in the log2(e) of the exponential.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ float ex2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+#endif
+inline constexpr float kLog2e = 1.4426950408889634f;
+
 LADDER_HD inline float silu(float x) {
 #ifdef __CUDA_ARCH__
-  return __fdividef(x, 1.0f + __expf(-x));
+  return x * rcp_approx(1.0f + ex2_approx(-kLog2e * x));
 #else
   return x / (1.0f + expf(-x));
+#endif
+}
+
+// GELU (erf) = x·Φ(x), Φ(x) = 1 − erfc(x/√2)/2: erfc(z) = t·exp(−z² + P(t)), t = 1/(1 + z/2), P of degree 9
+// (Numerical Recipes' erfcc, relative error < 1.2e-7 for every z ≥ 0), for both signs of x by symmetry. Two MUFU
+// operations and no branch, where erff takes one of two paths per element (a warp runs both).
+LADDER_HD inline float gelu_erf(float x) {
+#ifdef __CUDA_ARCH__
+  const float z = fabsf(x) * 0.7071067811865476f;
+  const float t = rcp_approx(1.0f + 0.5f * z);
+  float p = 0.17087277f;
+  p = fmaf(p, t, -0.82215223f);
+  p = fmaf(p, t, 1.48851587f);
+  p = fmaf(p, t, -1.13520398f);
+  p = fmaf(p, t, 0.27886807f);
+  p = fmaf(p, t, -0.18628806f);
+  p = fmaf(p, t, 0.09678418f);
+  p = fmaf(p, t, 0.37409196f);
+  p = fmaf(p, t, 1.00002368f);
+  p = fmaf(p, t, -1.26551223f);
+  const float half_erfc = 0.5f * t * ex2_approx(kLog2e * fmaf(-z, z, p));  // Φ(−|x|)
+  return x * (x >= 0.0f ? 1.0f - half_erfc : half_erfc);
+#else
+  return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
 #endif
 }
 
@@ -60,20 +100,29 @@ LADDER_HD inline float activate(Activation a, float x) {
     case Activation::relu: return x > 0.0f ? x : 0.0f;
     case Activation::gelu_tanh: {
       constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      const float u = kSqrt2OverPi * (x + 0.044715f * x * x * x);
 #ifdef __CUDA_ARCH__
-      return __fdividef(x, 1.0f + __expf(-2.0f * u));  // 0.5·(1 + tanh u) = sigmoid(2u): silu's cost, not tanhf's
+      // 0.5·(1 + tanh u) = 1/(1 + e^(−2u)), u = √(2/π)·(x + 0.044715x³): silu's cost, not tanhf's
+      constexpr float c0 = -2.0f * kSqrt2OverPi * kLog2e, c1 = c0 * 0.044715f;
+      return x * rcp_approx(1.0f + ex2_approx(x * fmaf(c1, x * x, c0)));
 #else
+      const float u = kSqrt2OverPi * (x + 0.044715f * x * x * x);
       return 0.5f * x * (1.0f + tanhf(u));
 #endif
     }
-    // erff itself: a Chebyshev erfc with fast rcp/exp (rel. err. < 1.2e-7) measured slower end to end in
-    // Linear+bias+GELU (3-14 % in ladder's time across runs, 2026-12-01: docs/notes.md, fourth session), where
-    // the sigmoid form of the tanh GELU gained 6-7 points against torch eager.
+    // erff itself here: this switch is compiled per element where the kind is chosen at run time (the register
+    // writeback, the small-M kernel), and with gelu_erf's polynomial inlined there cicc ran for over 18 minutes on
+    // small_m.cu (7 s with erff).
     case Activation::gelu_erf: return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
     case Activation::silu: return silu(x);
   }
   return x;
+}
+
+// The activation of a kernel copy that compiles in one kind (Fused): gelu_erf's branch-free form.
+template <Activation A>
+LADDER_HD inline float activate(float x) {
+  if constexpr (A == Activation::gelu_erf) return gelu_erf(x);
+  else return activate(A, x);
 }
 
 // One element of a matrix or vector of dtype t.

@@ -15,7 +15,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
 }
 
 bool tma_storable(const detail::Problem& p) {
-  return p.d != DType::f32 && p.ldd % 8 == 0 && reinterpret_cast<uintptr_t>(p.D) % 16 == 0;
+  return p.d != DType::f32 && p.ldd % 8 == 0 && reinterpret_cast<uintptr_t>(p.D) % 16 == 0 && c_tma_loadable(p);
 }
 
 // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it.

@@ -49,6 +49,7 @@ struct Config {
     alignas(1024) __half Dtile[kConsumers][WGMMA_M * EPI_COLS];  // per consumer: (64, EPI_COLS) SW128 image
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
+    uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
@@ -75,7 +76,8 @@ struct Output {
 template <class Cfg, class T, bool TMA_STORE, Fused F>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                       const __grid_constant__ CUtensorMap tmap_d, int M, int K, const StreamKArgs sk,
+                       const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_c, int M,
+                       int K, const StreamKArgs sk,
                        const Output out, const Epilogue epi) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES;
   constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE;
@@ -92,6 +94,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       mbarrier_init(&s.full_bar[st], 1);
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);  // both CTAs' consumers
     }
+    for (int c = 0; c < Cfg::kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
     fence_barrier_init();
   }
   cluster.sync();
@@ -136,11 +139,19 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     const int t = threadIdx.x % kWarpgroupThreads, bar_id = 1 + c;
     const bool leader = t == 0;
     auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
+    // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
+    const bool has_c = TMA_STORE && F != Fused::none && epi.ep.beta != 0.0f;
+    CTile ct{&tmap_c, &s.c_bar[c]};
     StreamKScheduler::Piece piece;
     for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
       int cm, tn;
       sched.tile(piece.tile, cm, tn);
-      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n;
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n, row0 = m_st + c * WGMMA_M;
+      // The epilogue's operands, before the mainloop of a piece that writes D: they arrive while it runs.
+      BiasShare<TILE_N> bias;
+      if constexpr (F != Fused::none)
+        if (piece.k_begin == 0) bias = load_bias_share<TILE_N, F>(epi, n_out, out.out_cols);
+      if (has_c && leader && piece.k_begin == 0) ct.load<Cfg::EPI_COLS, 1>(s.Dtile[c], row0, n_out);
       uint32_t prev_stage = 0;
       for (int i = piece.k_begin; i < piece.k_end; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
@@ -184,21 +195,23 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           }
         }
       }
-      const int row0 = m_st + c * WGMMA_M;
       if constexpr (F != Fused::none)
-        if (epi.active) apply_epilogue<TILE_N, 1, F, T>(acc, epi, row0, n_out, M, out.out_cols);
+        if (epi.active) apply_epilogue<TILE_N, 1, F, T, !TMA_STORE>(acc, epi, bias, row0, n_out, M, out.out_cols);
       if constexpr (TMA_STORE) {
-        // Columns [EPI_COLS·h, +EPI_COLS) of the fragment are registers [EPI_COLS/2·h, +EPI_COLS/2) (8 columns per 4).
+        // Columns [EPI_COLS·h, +EPI_COLS) of the fragment are registers [EPI_COLS/2·h, +EPI_COLS/2) (8 columns per 4);
+        // chunk h's C is loaded once chunk h − 1's stores have read the staging tile (chunk 0's: before the mainloop).
+        auto store_chunk = [&](int h) {
+          if (has_c && leader && h > 0) ct.load<Cfg::EPI_COLS, 1>(s.Dtile[c], row0, n_out + h * Cfg::EPI_COLS);
+          store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
+                                              s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id, ct,
+                                              has_c, epi.ep.beta);
+        };
         if (!swiglu) {
 #pragma unroll
-          for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h)
-            store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
-                                                s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
+          for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h) store_chunk(h);
         } else if constexpr ((F == Fused::swiglu || F == Fused::any) && Cfg::kTakesSwiglu) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
 #pragma unroll
-          for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h)
-            store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<const float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
-                                                s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id);
+          for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h) store_chunk(h);
         }
       } else {
         store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu);
@@ -238,6 +251,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K);
   const CUtensorMap td = TMA_STORE ? make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64) : ta;  // unused if not
+  const CUtensorMap tc = TMA_STORE ? c_map(p, td) : ta;
   // Every cluster that fits is a stream-K worker, even with fewer tiles than clusters (1536²×16384: 36 tiles,
   // 66 workers), up to 8 a tile where a tile is cut into many pieces; without a split the grid shrinks to one
   // cluster per tile.
@@ -259,7 +273,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
     detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "stream-K flags");
   }
   const Output out{p.D, p.ldd, static_cast<int>(p.out_cols())};
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, static_cast<int>(p.M), static_cast<int>(p.K), sk,
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, tc, static_cast<int>(p.M), static_cast<int>(p.K), sk,
                                                            out, epilogue_of(p));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " stages " + std::to_string(Cfg::STAGES) +

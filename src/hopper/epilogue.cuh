@@ -8,11 +8,14 @@
 
 #include "device/descriptors.hpp"
 #include "device/epilogue_op.hpp"
+#include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
 #include "device/sm90/stmatrix.cuh"
+#include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/tile.cuh"
 #include "ladder/ladder.hpp"  // Error
+#include "step.hpp"
 
 namespace ladder::hopper {
 
@@ -55,26 +58,63 @@ __device__ __forceinline__ float to_float(E v) {
   else return __half2float(v);
 }
 
+// The tile's bias, spread over a warp before the mainloop, so that its loads land while the tile is computed:
+// lane 4a + b holds, as floats, product columns 8j + 2b and 8j + 2b + 1 of each 8-column block j ≡ a (mod 8) of
+// the fragment, the pair that lanes b, b + 4, … need for block j, one shuffle away (apply_epilogue). With SwiGLU,
+// blocks j ≥ J/2 are the up columns (I + …) of blocks j − J/2.
+// NOTE: measured 2026-12-01 (docs/results/dev/2026-12-01-s7-epilogue/): each thread loading its 64 bias values
+// after the mainloop cost the cooperative kernel 7.7 % at 2048×16384×4096 (the ping-pong 3.4 %).
+template <int N_FRAG>
+struct BiasShare {
+  static constexpr int J = N_FRAG / 8, Q = J / 8;  // blocks; blocks a lane holds
+  static_assert(J % 8 == 0, "whole 64-column fragments");
+  float2 v[Q];
+};
+
+template <int N_FRAG, Fused F>
+__device__ __forceinline__ BiasShare<N_FRAG> load_bias_share(const Epilogue& e, int64_t col0, int64_t out_cols) {
+  using S = BiasShare<N_FRAG>;
+  S s;
+#pragma unroll
+  for (int q = 0; q < S::Q; ++q) s.v[q] = make_float2(0.0f, 0.0f);
+  if (!e.ep.bias) return s;
+  const int l = threadIdx.x % 32, a = l / 4, b = l % 4;
+  const bool swiglu = F == Fused::swiglu || (F == Fused::any && e.half != 0);
+  for_dtype(e.ep.bias_dtype, [&](auto tag) {
+    using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+    const E* bias = static_cast<const E*>(e.ep.bias);
+#pragma unroll
+    for (int q = 0; q < S::Q; ++q) {
+      const int j = a + 8 * q;
+      const bool up = swiglu && j >= S::J / 2;
+      const int64_t c = col0 + 8 * (up ? j - S::J / 2 : j) + 2 * b, idx = up ? e.half + c : c;
+      s.v[q].x = c < out_cols ? to_float(bias[idx]) : 0.0f;
+      s.v[q].y = c + 1 < out_cols ? to_float(bias[idx + 1]) : 0.0f;
+    }
+  });
+  return s;
+}
+
 // Applies the epilogue to FRAGS 64 × N_FRAG wgmma fragments in place (fragment f: rows row0 + 64f, +64), in fp32,
 // before the one rounding. Layout as in store_fragment (PTX ISA 9.7.15.5.1): register i of thread 32w + l is row
 // 16w + l/4 + 8·((i%4)/2), column col0 + 8·(i/4) + 2(l%4) + i%2. With SwiGLU a fragment holds gate columns
 // [0, N_FRAG/2) in registers [0, N_FRAG/4) and the matching up columns in [N_FRAG/4, N_FRAG/2); the result,
 // N_FRAG/2 columns wide, is left in registers [0, N_FRAG/4). Elements outside [M, out_cols) are never stored;
-// their bias and C are not read. F: what is compiled in (device/epilogue_op.hpp); with F other than `any`, C's
-// type is CT (D's: the TMA store's).
+// their C is not read. F: what is compiled in (device/epilogue_op.hpp); with F other than `any`, C's type is CT
+// (D's: the TMA store's). C_LOADS: beta·C is read here element by element (the register writeback); otherwise
+// the TMA-store writeback adds it from the staging tile (CTile), and this leaves it out.
 // NOTE: each step (alpha, bias, activation, residual) is one unrolled loop over all fragments with its dtype and
 // activation chosen outside it: the loads of a step issue together (a per-element function with its own branches
 // serialized them and cost ~7 µs a tile), and a dispatch per fragment let the compiler copy the loops after it
 // into every branch (pingpong's two fragments: 3-9 copies).
-template <int N_FRAG, int FRAGS, Fused F = Fused::any, class CT = __half>
-__device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], const Epilogue& e, int64_t row0,
-                                               int64_t col0, int64_t M, int64_t out_cols) {
+template <int N_FRAG, int FRAGS, Fused F = Fused::any, class CT = __half, bool C_LOADS = false>
+__device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], const Epilogue& e,
+                                               const BiasShare<N_FRAG>& bias, int64_t row0, int64_t col0, int64_t M,
+                                               int64_t out_cols) {
   static_assert(F != Fused::none, "nothing to apply");
-  constexpr int R = N_FRAG / 2;
+  constexpr int R = N_FRAG / 2, J = N_FRAG / 8;
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
   const bool swiglu = F == Fused::swiglu || (F == Fused::any && e.half != 0);
-  auto col_of = [&](int i) { return col0 + 8 * (i / 4) + 2 * (l % 4) + (i % 2); };  // a gate column with SwiGLU
-  auto row_of = [&](int f, int i) { return row0 + 64 * f + 16 * w + l / 4 + 8 * ((i % 4) / 2); };
   // 1. alpha, and the bias of each register's product column (gate j, or up I + j with SwiGLU).
   const float alpha = e.ep.alpha;
 #pragma unroll
@@ -82,18 +122,17 @@ __device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], 
 #pragma unroll
     for (int i = 0; i < R; ++i) acc[f][i] *= alpha;
   if (e.ep.bias) {
-    for_dtype(e.ep.bias_dtype, [&](auto tag) {
-      using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-      const E* bias = static_cast<const E*>(e.ep.bias);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {  // the same columns in every fragment: one load each
-        const bool up = swiglu && i >= R / 2;
-        const int64_t c = col_of(up ? i - R / 2 : i);
-        const float b = c < out_cols ? to_float(bias[up ? e.half + c : c]) : 0.0f;
+    for (int j = 0; j < J; ++j) {  // block j's pair, from lane 4(j % 8) + l % 4 (BiasShare)
+      const float2 v = bias.v[j / 8];
+      const int src = 4 * (j % 8) + l % 4;
+      const float bx = __shfl_sync(0xffffffffu, v.x, src), by = __shfl_sync(0xffffffffu, v.y, src);
 #pragma unroll
-        for (int f = 0; f < FRAGS; ++f) acc[f][i] += b;
+      for (int f = 0; f < FRAGS; ++f) {
+        acc[f][4 * j] += bx, acc[f][4 * j + 1] += by;
+        acc[f][4 * j + 2] += bx, acc[f][4 * j + 3] += by;
       }
-    });
+    }
   }
   // 2. The activation, or SwiGLU's silu(gate) · up.
   if (swiglu) {
@@ -107,7 +146,7 @@ __device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], 
 #pragma unroll
       for (int f = 0; f < FRAGS; ++f)
 #pragma unroll
-        for (int i = 0; i < R; ++i) acc[f][i] = activate(kAct, acc[f][i]);
+        for (int i = 0; i < R; ++i) acc[f][i] = activate<kAct>(acc[f][i]);
     }
   } else {
     switch (e.ep.act) {
@@ -124,23 +163,27 @@ __device__ __forceinline__ void apply_epilogue(float (&acc)[FRAGS][N_FRAG / 2], 
 #undef LADDER_ACTIVATE
     }
   }
-  // 3. beta · C (C has D's dtype and shape).
-  if (e.ep.beta != 0.0f) {
-    const int regs = swiglu ? R / 2 : R;
-    const float beta = e.ep.beta;
-    auto add_c = [&](auto tag) {
-      using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-      const E* C = static_cast<const E*>(e.ep.C);
+  // 3. beta · C (C has D's dtype and shape), with C_LOADS.
+  if constexpr (C_LOADS) {
+    if (e.ep.beta != 0.0f) {
+      auto col_of = [&](int i) { return col0 + 8 * (i / 4) + 2 * (l % 4) + (i % 2); };
+      auto row_of = [&](int f, int i) { return row0 + 64 * f + 16 * w + l / 4 + 8 * ((i % 4) / 2); };
+      const int regs = swiglu ? R / 2 : R;
+      const float beta = e.ep.beta;
+      auto add_c = [&](auto tag) {
+        using E = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
+        const E* C = static_cast<const E*>(e.ep.C);
 #pragma unroll
-      for (int f = 0; f < FRAGS; ++f)
+        for (int f = 0; f < FRAGS; ++f)
 #pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const int64_t r = row_of(f, i), c = col_of(i);
-          if (i < regs && r < M && c < out_cols) acc[f][i] += beta * to_float(C[r * e.ep.ldc + c]);
-        }
-    };
-    if constexpr (F == Fused::any) for_dtype(e.d, add_c);
-    else add_c(static_cast<const CT*>(nullptr));
+          for (int i = 0; i < R; ++i) {
+            const int64_t r = row_of(f, i), c = col_of(i);
+            if (i < regs && r < M && c < out_cols) acc[f][i] += beta * to_float(C[r * e.ep.ldc + c]);
+          }
+      };
+      if constexpr (F == Fused::any) for_dtype(e.d, add_c);
+      else add_c(static_cast<const CT*>(nullptr));
+    }
   }
 }
 
@@ -184,14 +227,78 @@ __device__ __forceinline__ void fragment_to_smem(const float (&acc)[N_FRAG / 2],
 // Named barrier over one warpgroup (ids 1.. : 0 is __syncthreads).
 __device__ __forceinline__ void warpgroup_sync(int id) { named_barrier_sync(id, kWarpgroupThreads); }
 
+template <class T>
+__device__ __forceinline__ float2 unpack2(uint32_t v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v));
+  else return __half22float2(*reinterpret_cast<const __half2*>(&v));
+}
+
+// beta·C through the writeback's staging tile: the leader loads the tile's box of C (D's dtype and shape) into
+// the SW128 image by TMA as soon as the image is free (`load`, before the mainloop where it can), and the
+// writeback adds it to the fragment just before overwriting the image with D (add_c_from_smem: ldmatrix at
+// stmatrix's addresses, so each thread reads back exactly the elements it then writes).
+// NOTE: measured 2026-12-01 (docs/results/dev/2026-12-01-s7-epilogue/): C read element by element after the
+// mainloop cost the cooperative kernel 45 % and the ping-pong 13 % at 2048×16384×4096 (with 128 accumulators a
+// thread, the loads went out in small batches, each waiting its round trip).
+struct CTile {
+  const CUtensorMap* map;
+  uint64_t* bar;  // one phase per load
+  uint32_t phase = 0;
+
+  // Leader only: the box rows [row0, +64·FRAGS) × columns [col0, +N_FRAG), once earlier stores have read the image.
+  template <int N_FRAG, int FRAGS>
+  __device__ __forceinline__ void load(__half* tile, int row0, int col0) const {
+    tma_store_wait_read<0>();
+    mbarrier_arrive_expect_tx(bar, FRAGS * 64 * N_FRAG * 2);
+#pragma unroll
+    for (int f = 0; f < FRAGS; ++f)
+#pragma unroll
+      for (int b = 0; b < N_FRAG / 64; ++b)
+        tma_load_2d(tile + f * 64 * N_FRAG + b * 64 * 64, map, col0 + 64 * b, row0 + 64 * f, bar);
+  }
+  __device__ __forceinline__ void wait() {
+    mbarrier_wait(bar, phase, "c_bar");
+    phase ^= 1;
+  }
+};
+
+// acc += beta·C for one fragment, C read from the SMEM image that fragment_to_smem then overwrites.
+template <int N_FRAG, class T>
+__device__ __forceinline__ void add_c_from_smem(float (&acc)[N_FRAG / 2], const __half* tile, float beta) {
+  const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
+  const uint32_t base = sm90::smem_addr(tile);
+  const int i = l / 8, r = l % 8;
+  const int row = 16 * w + r + 8 * (i % 2);
+#pragma unroll
+  for (int j = 0; j < N_FRAG / 8; j += 2) {
+    const int col = 8 * (j + i / 2);
+    const uint32_t addr = base + (col / 64) * (64 * 128) + sw128_offset(row, (col % 64) * 2);
+    uint32_t c[4];
+    sm90::ldmatrix_x4(addr, c[0], c[1], c[2], c[3]);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float2 v = unpack2<T>(c[q]);
+      acc[4 * j + 2 * q] += beta * v.x;
+      acc[4 * j + 2 * q + 1] += beta * v.y;
+    }
+  }
+}
+
 // Writes FRAGS stacked 64 × N_FRAG fragments (rows row0 + 64f) through `tile` in SMEM with TMA stores;
 // the stores stay in flight when this returns. The calling warpgroup owns `tile` and named barrier `bar_id`.
+// With `add_c`, beta·C (loaded into `tile` by c.load) is added first.
 template <int N_FRAG, int FRAGS, class T = __half>
-__device__ __forceinline__ void store_tile_tma(const float (&acc)[FRAGS][N_FRAG / 2], __half* tile,
-                                               const CUtensorMap* tmap_d, int row0, int col0, int bar_id) {
+__device__ __forceinline__ void store_tile_tma(float (&acc)[FRAGS][N_FRAG / 2], __half* tile,
+                                               const CUtensorMap* tmap_d, int row0, int col0, int bar_id,
+                                               CTile& c, bool add_c, float beta) {
   const bool leader = threadIdx.x % kWarpgroupThreads == 0;
   if (leader) tma_store_wait_read<0>();  // the previous tile's stores have finished reading `tile`
   warpgroup_sync(bar_id);
+  if (add_c) {
+    c.wait();
+#pragma unroll
+    for (int f = 0; f < FRAGS; ++f) add_c_from_smem<N_FRAG, T>(acc[f], tile + f * 64 * N_FRAG, beta);
+  }
 #pragma unroll
   for (int f = 0; f < FRAGS; ++f) fragment_to_smem<N_FRAG, T>(acc[f], tile + f * 64 * N_FRAG);
   cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // stmatrix (generic proxy) → TMA (async proxy)
@@ -237,6 +344,16 @@ __device__ __forceinline__ void store_fragment_typed(const float (&acc)[N_FRAG /
       }
     }
   }
+}
+
+// Host: CTile's map of C (D's dtype and shape, 64×64 boxes), or `d` (D's map, unused) when there is no C.
+inline CUtensorMap c_map(const detail::Problem& p, const CUtensorMap& d) {
+  if (p.ep.beta == 0.0f) return d;
+  return make_tensor_map_2d(p.ep.C, p.M, p.out_cols(), p.ep.ldc, 64, 64);
+}
+// Host: the TMA-store writeback takes C only where TMA can load it (16-byte rows and base), as D.
+inline bool c_tma_loadable(const detail::Problem& p) {
+  return p.ep.beta == 0.0f || (p.ep.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(p.ep.C) % 16 == 0);
 }
 
 // Before the CTA exits: every store issued by this thread has completed.

@@ -17,6 +17,8 @@ inline std::string require_tma_store(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
   if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
+  if (p.ep.beta != 0.0f && (p.ep.ldc % 8 != 0 || reinterpret_cast<uintptr_t>(p.ep.C) % 16 != 0))
+    return "C (beta != 0) needs ldc % 8 == 0 and a 16-byte aligned base: it is read by TMA loads (step 'best' takes any C)";
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
   return {};
 }
@@ -28,7 +30,7 @@ enum class Tile { w256, w192 };  // 128×256 with a 4-stage ring (h09, h11); 128
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, const char* step_id);
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
-bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base
+bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base; so is C (beta != 0)
 // Stream-K may cut a tile into many pieces (StreamKScheduler::make's many_pieces) only for one row of 256-row
 // cluster tiles, where each B row is read by one cluster (512×3584×18944, two rows, ran 120 → 138 µs with them:
 // docs/results/dev/2026-12-01-s6-ab/).

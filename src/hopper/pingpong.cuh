@@ -53,6 +53,7 @@ struct Config {
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
     uint64_t turn_bar[kConsumers];  // consumer c may start its next mainloop (the ordered hand-over)
+    uint64_t c_bar[kConsumers];     // beta·C's box has landed in Dtile[c] (CTile)
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
@@ -67,7 +68,8 @@ struct Config {
 template <class Cfg, class T, Fused F>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
-                    const __grid_constant__ CUtensorMap tmap_d, int M, int out_cols, int K, const Epilogue epi) {
+                    const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_c, int M,
+                    int out_cols, int K, const Epilogue epi) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
   constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE;
   using SharedStorage = typename Cfg::SharedStorage;
@@ -83,6 +85,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
     }
     for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.turn_bar[c], kWarpgroupThreads / 32);
+    for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
     fence_barrier_init();
   }
   cluster.sync();
@@ -132,11 +135,18 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
     // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
     uint32_t turn_phase = 0;
+    constexpr int OUT_N = kSwiglu ? TILE_N / 2 : TILE_N;  // the output tile's columns
+    const bool has_c = F != Fused::none && epi.ep.beta != 0.0f, leader = threadIdx.x % kWarpgroupThreads == 0;
+    CTile ct{&tmap_c, &s.c_bar[c]};
     int n = 0;  // this consumer's tile count
     for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
       int cm, tn;
       sched.tile(tile, cm, tn);
       const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n;
+      // The epilogue's operands, before the mainloop: they arrive while it runs.
+      BiasShare<TILE_N> bias;
+      if constexpr (F != Fused::none) bias = load_bias_share<TILE_N, F>(epi, n_out, out_cols);
+      if (has_c && leader) ct.load<OUT_N, Cfg::FRAGS>(s.Dtile[c], m_st, n_out);
       if (c == 1 || n > 0) {
         mbarrier_wait(&s.turn_bar[c], turn_phase, "turn_bar");
         turn_phase ^= 1;
@@ -160,9 +170,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
-      if constexpr (F != Fused::none) apply_epilogue<TILE_N, Cfg::FRAGS, F, T>(acc, epi, m_st, n_out, M, out_cols);
+      if constexpr (F != Fused::none) apply_epilogue<TILE_N, Cfg::FRAGS, F, T>(acc, epi, bias, m_st, n_out, M, out_cols);
       if constexpr (!kSwiglu) {
-        store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
+        store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct, has_c,
+                                              epi.ep.beta);
       } else {  // each fragment's result is in registers [0, TILE_N/4): store those as a TILE_N/2-wide tile
         static_assert(Cfg::kTakesSwiglu, "SwiGLU's output tile is whole 64-column boxes");
         float half_acc[Cfg::FRAGS][TILE_N / 4];
@@ -170,7 +181,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         for (int h = 0; h < Cfg::FRAGS; ++h)
 #pragma unroll
           for (int r = 0; r < TILE_N / 4; ++r) half_acc[h][r] = acc[h][r];
-        store_tile_tma<TILE_N / 2, Cfg::FRAGS, T>(half_acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c);
+        store_tile_tma<TILE_N / 2, Cfg::FRAGS, T>(half_acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct,
+                                                  has_c, epi.ep.beta);
       }
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
@@ -178,22 +190,23 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   cluster.sync();
 }
 
-using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int, const Epilogue);
+using ClusterKernel = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const CUtensorMap, int, int, int,
+                               const Epilogue);
 
 // What a cluster kernel of this family is launched with (Cfg: CLUSTER_M × CLUSTER_N CTAs of TILE_M × TILE_N,
-// A_SLICE / B_SLICE rows loaded per CTA): tensor maps for A, B (the CTA's slices) and D (64×64 store boxes),
-// and the number of cluster tiles.
+// A_SLICE / B_SLICE rows loaded per CTA): tensor maps for A, B (the CTA's slices), D (64×64 store boxes) and
+// C (beta·C's 64×64 load boxes; D's map when there is no C), and the number of cluster tiles.
 struct ClusterMaps {
-  CUtensorMap a, b, d;
+  CUtensorMap a, b, d, c;
   int64_t cluster_tiles;
 };
 template <class Cfg>
 ClusterMaps cluster_maps(const detail::Problem& p) {
   const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
   const int64_t cluster_cols = int64_t{Cfg::CLUSTER_N} * (p.ep.swiglu ? Cfg::TILE_N / 2 : Cfg::TILE_N);
+  const CUtensorMap d = make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64);
   return {make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K),
-          make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K),
-          make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64),
+          make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K), d, c_map(p, d),
           ((p.M + cluster_rows - 1) / cluster_rows) * ((p.out_cols() + cluster_cols - 1) / cluster_cols)};
 }
 
@@ -206,7 +219,7 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                            Cfg::kSmemBytes, maps.cluster_tiles);
   const Epilogue epi{p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, static_cast<int>(p.M),
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, maps.c, static_cast<int>(p.M),
                                                            static_cast<int>(p.out_cols()), static_cast<int>(p.K), epi);
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [] {
     return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
