@@ -74,11 +74,14 @@ bool tma_rows(const detail::Problem& p) {
 inline constexpr double kReadBytesPerUs = 3.0e6;    // small-M's stream of B: ≈ 3.0 TB/s
 inline constexpr double kUnitKTileUs = 0.41;        // one 256×128 cluster tile, one 64-deep K-tile
 inline constexpr double kSmallMFixedUs = 3.0, kTilesFixedUs = 5.0;
-// A fused epilogue in the cooperative kernel is not overlapped (both consumers write back at once, after the
-// mainloop); in the ping-pong it runs under the other consumer's mainloop. Per wave of cooperative tiles: fitted
-// to the MLP and Linear+GELU runs at 2048 and 8192 tokens (2026-12-01, docs/results/dev/2026-12-01-s4-epilogue/),
-// where the ping-pong was 2-5 % faster; about the ALU time of a 128×256 tile's GELU (~4K cycles a warp).
-inline constexpr double kCoopEpilogueUsPerWave = 2.0;
+// A fused epilogue's cost per wave, by tile (its elements): measured 2026-12-01 at 2048×16384×4096 with the
+// epilogue's operands loaded before the mainloop (docs/results/dev/2026-12-01-s7-epilogue/). The cooperative
+// 128×256 tile (its two consumers write back at once, after the mainloop): bias 1.2 µs, GELU (tanh) 4.4, SiLU 4.8,
+// GELU (erf) 8.4, beta·C 3.0 µs a wave; the ping-pong's 128×128 tile, written back under the other consumer's
+// mainloop: 1.7–4.8 µs a wave, 3.3 for GELU (tanh) — per element 1.5× the cooperative kernel's, for reasons not
+// found (its copies' costs do not follow their work: alpha alone 3.2 µs, bias and ReLU 1.7). Per wave here:
+// 4.0 µs for 128×256, in proportion for the others (3.3 for the ping-pong's 128×128).
+inline constexpr double kCoopEpilogueUsPerWave = 4.0, kPingpongEpilogueUsPerWave = 3.3;
 
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
@@ -125,17 +128,20 @@ TilePick tile_pick(const detail::Problem& p) {
   const double narrow_coop = 1.5 * static_cast<double>((tiles_192 + clusters - 1) / clusters);
   const double square = static_cast<double>((square_tiles + clusters - 1) / clusters);
   // Ties go to the 256-wide cooperative tile (fewest L2→SMEM bytes per FLOP); the 192-wide one must win by 3 %
-  // (it moves 17 % more bytes per FLOP) and cannot take SwiGLU.
-  // The cooperative kernels' unhidden epilogue, in units per wave (a wave is 2 units of 256-wide tiles, 1.5 of 192).
-  const double epi = p.ep.plain() ? 0.0 : kCoopEpilogueUsPerWave / (static_cast<double>(k_tiles) * kUnitKTileUs);
-  const double coop_e = coop * (1.0 + epi / 2.0), narrow_coop_e = narrow_coop * (1.0 + epi / 1.5);
-  TilePick pick = square < coop_e ? TilePick{Kernel::pingpong, us(square)} : TilePick{Kernel::coop, us(coop_e)};
-  if (!p.ep.swiglu && narrow_coop_e < 0.97 * std::min(square, coop_e)) pick = {Kernel::coop192, us(narrow_coop_e)};
+  // (it moves 17 % more bytes per FLOP) and cannot take SwiGLU. A fused epilogue adds its cost per wave
+  // (a wave is 2 units of 256-wide tiles, 1.5 of 192-wide ones, 1 of the ping-pong's).
+  const double epi = p.ep.plain() ? 0.0 : 1.0 / (static_cast<double>(k_tiles) * kUnitKTileUs);  // units per µs
+  const double coop_e = coop + epi * kCoopEpilogueUsPerWave * coop / 2.0;
+  const double narrow_coop_e = narrow_coop + epi * 0.75 * kCoopEpilogueUsPerWave * narrow_coop / 1.5;
+  const double square_e = square + epi * kPingpongEpilogueUsPerWave * square;
+  TilePick pick = square_e < coop_e ? TilePick{Kernel::pingpong, us(square_e)} : TilePick{Kernel::coop, us(coop_e)};
+  if (!p.ep.swiglu && narrow_coop_e < 0.97 * std::min(square_e, coop_e)) pick = {Kernel::coop192, us(narrow_coop_e)};
   // Fewer 128×128 tiles than SMs: 128×64 ping-pong tiles so every SM gets work (1024³: 64 → 128 tiles). A wave
   // of them costs 3/4 of a unit (measured 2026-12-01 with the ping-pong's plain copy, s4 tune-mid: 256×4096×14336,
   // one wave, 68 µs ≈ 0.75 × 224 × 0.41; a whole unit before, with the epilogue's code compiled in).
   if (tiles_128 < sms && !p.ep.swiglu) {
-    const double narrow = 0.75 * static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
+    const double waves = static_cast<double>((rows * ((cols + 63) / 64) + clusters - 1) / clusters);
+    const double narrow = 0.75 * waves + epi * 0.5 * kPingpongEpilogueUsPerWave * waves;
     if (us(narrow) < pick.us) pick = {Kernel::pingpong_narrow, us(narrow)};
   }
   return pick;
