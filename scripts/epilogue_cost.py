@@ -8,6 +8,7 @@ x rotated over >= 2.5x L2) of:
   plain         ladder.linear(x, W)                 alpha        ladder.linear(x, W, alpha=0.5)  (epilogue code, no loads)
   bias          ladder.linear(x, W, b)              relu / gelu_tanh / gelu / silu: bias + the activation
   residual      ladder.linear(x, W, residual=r)     gelu_res     bias + GELU (erf) + residual
+  swiglu        ladder.swiglu(x, W) (W = [gate; up], N/2 outputs)  torch_swiglu  F.silu(x@Wg.T) * (x@Wu.T)
 Each ladder output is first checked against the fp32 reference (NaN-poisoned output; normwise error). The kernel
 family follows LADDER_TUNE (e.g. kernel=pingpong), read by the library once per process.
 
@@ -70,11 +71,18 @@ def main(argv=None) -> int:
                     "cublas": lambda i: F.linear(xs[i % sets], w),
                     "cublas_bias": lambda i: F.linear(xs[i % sets], w, b),
                     "torch_gelu": lambda i: F.gelu(F.linear(xs[i % sets], w, b)),
+                    "torch_swiglu": lambda i: F.silu(F.linear(xs[i % sets], w[: n // 2])) * F.linear(xs[i % sets], w[n // 2:]),
                 }
                 impls, errs, plans = {}, {}, {}
                 for name in args.impls.split(","):
                     if name in tor:
                         impls[name] = tor[name]
+                        continue
+                    if name == "swiglu":
+                        got = ladder.swiglu(xs[0], w)
+                        errs[name] = tt.rel_err(got, reference.swiglu(xs[0], w))
+                        plans[name] = ladder.plan(xs[0], w, swiglu=True)
+                        impls[name] = lambda i: ladder.swiglu(xs[i % sets], w)
                         continue
                     kw = lad[name]
                     kw0 = kw(xs[0], rs[0])

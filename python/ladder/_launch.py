@@ -269,16 +269,19 @@ def launch(call: Call, x, weight, out, bias=None, residual=None, stream: int = 0
     library has it; a library from before it runs plain fp16 GEMMs through ladder_gemm_ld and raises
     MissingEntryPointError for the rest. Raises LadderError for what the library rejects."""
     lib = _library.library()
-    if not hasattr(lib, "ladder_gemm_v2") and call.plain_fp16:
-        xm, wm, dm = as_matrix(x), as_matrix(weight), as_matrix(out)
-        step = (call.step or "best").encode("utf-8")
-        _library.check(lib.ladder_gemm_ld(ctypes.c_void_p(x.data_ptr()), xm.ld, ctypes.c_void_p(weight.data_ptr()),
-                                          wm.ld, ctypes.c_void_p(out.data_ptr()), dm.ld, call.m, call.n, call.k,
-                                          step, ctypes.c_void_p(stream)))
-        return
-    lib = _library.require_v2(_describe(call))
+    v2 = getattr(lib, "ladder_gemm_v2", None)
+    if v2 is None:
+        if call.plain_fp16:
+            xm, wm, dm = as_matrix(x), as_matrix(weight), as_matrix(out)
+            step = (call.step or "best").encode("utf-8")
+            _library.check(lib.ladder_gemm_ld(ctypes.c_void_p(x.data_ptr()), xm.ld,
+                                              ctypes.c_void_p(weight.data_ptr()), wm.ld,
+                                              ctypes.c_void_p(out.data_ptr()), dm.ld, call.m, call.n, call.k,
+                                              step, ctypes.c_void_p(stream)))
+            return
+        _library.require_v2(_describe(call))  # raises, naming what needed it
     desc = descriptor(call, x, weight, out, bias, residual)
-    _library.check(lib.ladder_gemm_v2(ctypes.byref(desc), ctypes.c_void_p(stream)))
+    _library.check(v2(ctypes.byref(desc), ctypes.c_void_p(stream)))
 
 
 def plan(call: Call, x, weight, out, bias=None, residual=None) -> str:

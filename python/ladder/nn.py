@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import torch
 import torch.nn.functional as F
 
-from . import _launch, reference
+from . import _launch, ops, reference
 
 __all__ = ["Linear", "SwiGLU", "patch", "PatchReport"]
 
@@ -68,7 +68,8 @@ class Linear(torch.nn.Linear):
                     if torch.get_autocast_dtype(device_type) != weight.dtype:
                         return self._torch_forward(input, residual)
                     input = input.to(weight.dtype)
-            return torch.ops.ladder.linear(input, weight, self.bias, self.activation, residual, 1.0, 1.0, None, None)
+            op = ops._linear_cuda if ops._direct(input, weight, self.bias, residual) else torch.ops.ladder.linear
+            return op(input, weight, self.bias, self.activation, residual, 1.0, 1.0, None, None)
         return self._torch_forward(input, residual)
 
     def _torch_forward(self, input, residual):
@@ -125,7 +126,8 @@ class SwiGLU(torch.nn.Module):
         if p.weight.dtype not in _HALF:
             gate, up = F.linear(x, p.weight, p.bias).chunk(2, dim=-1)
             return self.down_proj(F.silu(gate) * up, residual)
-        h = torch.ops.ladder.swiglu(x, p.weight, p.bias, None, 1.0, 1.0, None, None)
+        op = ops._swiglu_cuda if ops._direct(x, p.weight, p.bias) else torch.ops.ladder.swiglu
+        h = op(x, p.weight, p.bias, None, 1.0, 1.0, None, None)
         return self.down_proj(h, residual)
 
     def extra_repr(self) -> str:

@@ -29,14 +29,20 @@ from . import _launch, reference
 __all__ = ["gemm", "linear", "swiglu", "plan"]
 
 
+# torch's current stream and device, as torch.cuda.current_stream(i).cuda_stream and current_device() give them,
+# through the bindings inductor's generated code uses (a few µs less a call) where this torch has them.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (lambda i: torch.cuda.current_stream(i).cuda_stream)
+_current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+
+
 def _on_cuda(call: _launch.Call, x: Tensor, weight: Tensor, out: Tensor, bias, residual) -> None:
     if call.empty:
         return
     if not call.x_is_matrix:
         x = x.contiguous()  # documented: leading dimensions that do not flatten into rows are copied
     device = x.device
-    stream = torch.cuda.current_stream(device).cuda_stream
-    if torch.cuda.current_device() == device.index:
+    stream = _raw_stream(device.index)
+    if _current_device() == device.index:
         _launch.launch(call, x, weight, out, bias, residual, stream)
     else:
         with torch.cuda.device(device):  # the library launches on the current device
@@ -47,18 +53,41 @@ def _new_out(call: _launch.Call, x: Tensor) -> Tensor:
     return torch.empty(call.out_shape, dtype=getattr(torch, call.out_dtype), device=x.device)
 
 
+_PLAIN = (torch.Tensor, torch.nn.Parameter)  # a Parameter dispatches as a plain tensor
+
+
+def _direct(*tensors) -> bool:
+    """True where the Python functions and ladder.nn may run an op's CUDA implementation themselves: what
+    torch.ops.ladder.* would do, without the dispatcher and custom_op's wrappers around it (measured on the H200,
+    2026-12-01: 68 µs of host time a call through torch.ops.ladder.linear, of which the launch is 23 µs; F.linear
+    19 µs; docs/results/dev/2026-12-01-s7-host/). Only for plain CUDA tensors with no autograd to record, and
+    never while something must see the op: torch.compile tracing, a dispatch or function mode, functorch."""
+    if (torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() or
+            torch._C._is_torch_function_mode_enabled() or torch._C._are_functorch_transforms_active()):
+        return False
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if t is not None and (type(t) not in _PLAIN or not t.is_cuda or (grad and t.requires_grad)):
+            return False
+    return True
+
+
 # ---- ladder::gemm ---------------------------------------------------------------------------------------------
 
 def _gemm_call(a, b, out=None, step=None) -> _launch.Call:
     return _launch.check_call(torch, a, b, out=out, step=step, strict_2d=True, names=("a", "b"))
 
 
-@torch.library.custom_op("ladder::gemm", mutates_args=(), device_types="cuda")
-def _gemm(a: Tensor, b: Tensor, step: Optional[str] = None) -> Tensor:
+def _gemm_cuda(a: Tensor, b: Tensor, step: Optional[str] = None) -> Tensor:
     call = _gemm_call(a, b, step=step)
     out = _new_out(call, a)
     _on_cuda(call, a, b, out, None, None)
     return out
+
+
+@torch.library.custom_op("ladder::gemm", mutates_args=(), device_types="cuda")
+def _gemm(a: Tensor, b: Tensor, step: Optional[str] = None) -> Tensor:
+    return _gemm_cuda(a, b, step)
 
 
 @_gemm.register_kernel("cpu")
@@ -72,10 +101,14 @@ def _gemm_fake(a, b, step=None):
     return a.new_empty(_gemm_call(a, b, step=step).out_shape)
 
 
-@torch.library.custom_op("ladder::gemm_out", mutates_args=("out",), device_types="cuda")
-def _gemm_out(a: Tensor, b: Tensor, out: Tensor, step: Optional[str] = None) -> None:
+def _gemm_out_cuda(a: Tensor, b: Tensor, out: Tensor, step: Optional[str] = None) -> None:
     call = _gemm_call(a, b, out=out, step=step)
     _on_cuda(call, a, b, out, None, None)
+
+
+@torch.library.custom_op("ladder::gemm_out", mutates_args=("out",), device_types="cuda")
+def _gemm_out(a: Tensor, b: Tensor, out: Tensor, step: Optional[str] = None) -> None:
+    _gemm_out_cuda(a, b, out, step)
 
 
 @_gemm_out.register_kernel("cpu")
@@ -91,14 +124,20 @@ def _gemm_out_fake(a, b, out, step=None):
 
 # ---- ladder::linear -------------------------------------------------------------------------------------------
 
-@torch.library.custom_op("ladder::linear", mutates_args=(), device_types="cuda")
-def _linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation: str = "none",
-            residual: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 1.0,
-            out_dtype: Optional[torch.dtype] = None, step: Optional[str] = None) -> Tensor:
+def _linear_cuda(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation: str = "none",
+                 residual: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 1.0,
+                 out_dtype: Optional[torch.dtype] = None, step: Optional[str] = None) -> Tensor:
     call = _launch.check_call(torch, x, weight, bias, activation, residual, alpha, beta, out_dtype, step)
     out = _new_out(call, x)
     _on_cuda(call, x, weight, out, bias, residual)
     return out
+
+
+@torch.library.custom_op("ladder::linear", mutates_args=(), device_types="cuda")
+def _linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, activation: str = "none",
+            residual: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 1.0,
+            out_dtype: Optional[torch.dtype] = None, step: Optional[str] = None) -> Tensor:
+    return _linear_cuda(x, weight, bias, activation, residual, alpha, beta, out_dtype, step)
 
 
 @_linear.register_kernel("cpu")
@@ -116,13 +155,19 @@ def _linear_fake(x, weight, bias=None, activation="none", residual=None, alpha=1
     return x.new_empty(call.out_shape, dtype=getattr(torch, call.out_dtype))
 
 
+def _linear_out_cuda(x: Tensor, weight: Tensor, out: Tensor, bias: Optional[Tensor] = None, activation: str = "none",
+                     residual: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 1.0,
+                     accumulate: bool = False, step: Optional[str] = None) -> None:
+    call = _launch.check_call(torch, x, weight, bias, activation, residual, alpha, beta, None, step, out=out,
+                              accumulate=accumulate)
+    _on_cuda(call, x, weight, out, bias, residual)
+
+
 @torch.library.custom_op("ladder::linear_out", mutates_args=("out",), device_types="cuda")
 def _linear_out(x: Tensor, weight: Tensor, out: Tensor, bias: Optional[Tensor] = None, activation: str = "none",
                 residual: Optional[Tensor] = None, alpha: float = 1.0, beta: float = 1.0, accumulate: bool = False,
                 step: Optional[str] = None) -> None:
-    call = _launch.check_call(torch, x, weight, bias, activation, residual, alpha, beta, None, step, out=out,
-                              accumulate=accumulate)
-    _on_cuda(call, x, weight, out, bias, residual)
+    _linear_out_cuda(x, weight, out, bias, activation, residual, alpha, beta, accumulate, step)
 
 
 @_linear_out.register_kernel("cpu")
@@ -146,14 +191,20 @@ def _swiglu_call(x, weight, bias, residual, alpha, beta, out_dtype, step) -> _la
     return _launch.check_call(torch, x, weight, bias, "none", residual, alpha, beta, out_dtype, step, swiglu=True)
 
 
-@torch.library.custom_op("ladder::swiglu", mutates_args=(), device_types="cuda")
-def _swiglu(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, residual: Optional[Tensor] = None,
-            alpha: float = 1.0, beta: float = 1.0, out_dtype: Optional[torch.dtype] = None,
-            step: Optional[str] = None) -> Tensor:
+def _swiglu_cuda(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, residual: Optional[Tensor] = None,
+                 alpha: float = 1.0, beta: float = 1.0, out_dtype: Optional[torch.dtype] = None,
+                 step: Optional[str] = None) -> Tensor:
     call = _swiglu_call(x, weight, bias, residual, alpha, beta, out_dtype, step)
     out = _new_out(call, x)
     _on_cuda(call, x, weight, out, bias, residual)
     return out
+
+
+@torch.library.custom_op("ladder::swiglu", mutates_args=(), device_types="cuda")
+def _swiglu(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, residual: Optional[Tensor] = None,
+            alpha: float = 1.0, beta: float = 1.0, out_dtype: Optional[torch.dtype] = None,
+            step: Optional[str] = None) -> Tensor:
+    return _swiglu_cuda(x, weight, bias, residual, alpha, beta, out_dtype, step)
 
 
 @_swiglu.register_kernel("cpu")
@@ -238,9 +289,12 @@ def gemm(a: Tensor, b: Tensor, out: Optional[Tensor] = None, step: Optional[str]
     _tensor(a, "a")
     _tensor(b, "b")
     if out is None:
-        return torch.ops.ladder.gemm(a, b, step)
+        return _gemm_cuda(a, b, step) if _direct(a, b) else torch.ops.ladder.gemm(a, b, step)
     _tensor(out, "out")
-    torch.ops.ladder.gemm_out(a, b, out, step)
+    if _direct(a, b, out):
+        _gemm_out_cuda(a, b, out, step)
+    else:
+        torch.ops.ladder.gemm_out(a, b, out, step)
     return out
 
 
@@ -260,13 +314,13 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, activati
     if out is None:
         if accumulate:
             raise ValueError("accumulate adds beta·out to the product: it needs out=")
-        return torch.ops.ladder.linear(x, weight, bias, activation, residual, float(alpha), float(beta),
-                                       out_dtype, step)
+        op = _linear_cuda if _direct(x, weight, bias, residual) else torch.ops.ladder.linear
+        return op(x, weight, bias, activation, residual, float(alpha), float(beta), out_dtype, step)
     _tensor(out, "out")
     if out_dtype is not None and out_dtype != out.dtype:
         raise TypeError(f"out_dtype ({out_dtype}) and out ({out.dtype}) disagree")
-    torch.ops.ladder.linear_out(x, weight, out, bias, activation, residual, float(alpha), float(beta),
-                                bool(accumulate), step)
+    op = _linear_out_cuda if _direct(x, weight, out, bias, residual) else torch.ops.ladder.linear_out
+    op(x, weight, out, bias, activation, residual, float(alpha), float(beta), bool(accumulate), step)
     return out
 
 
@@ -279,7 +333,8 @@ def swiglu(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, residual
     """
     _tensor(x, "x")
     _tensor(weight, "weight")
-    return torch.ops.ladder.swiglu(x, weight, bias, residual, float(alpha), float(beta), out_dtype, step)
+    op = _swiglu_cuda if _direct(x, weight, bias, residual) else torch.ops.ladder.swiglu
+    return op(x, weight, bias, residual, float(alpha), float(beta), out_dtype, step)
 
 
 def plan(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, activation: str = "none",

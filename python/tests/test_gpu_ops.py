@@ -253,3 +253,32 @@ def test_the_second_gpu_runs_on_its_own_current_stream():
         out = ladder.linear(x, w)
     assert out.device == x.device
     torch.testing.assert_close(out, x @ w.T, rtol=4e-3, atol=4e-3)
+
+
+@needs_v2
+def test_direct_path_matches_the_op_and_modes_still_see_the_op():
+    """ladder.linear / swiglu / gemm on plain CUDA tensors run the op's implementation without the dispatcher
+    (ops._direct): the same bits as torch.ops.ladder.*; a dispatch mode still sees the op."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    x, w, b, r = rand(64, 256, seed=1), rand(512, 256, seed=2, scale=1 / 16), rand(512, seed=3), rand(64, 512, seed=4)
+    with torch.inference_mode():
+        assert ladder.ops._direct(x, w, b, r)
+        assert torch.equal(ladder.linear(x, w, b, activation="gelu", residual=r),
+                           torch.ops.ladder.linear(x, w, b, "gelu", r))
+        assert torch.equal(ladder.swiglu(x, w), torch.ops.ladder.swiglu(x, w))
+        assert torch.equal(ladder.gemm(x, w), torch.ops.ladder.gemm(x, w))
+    seen = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Record():
+        ladder.linear(x, w, b)
+    assert any("ladder.linear" in s for s in seen), seen
+    w.requires_grad_(True)
+    assert not ladder.ops._direct(x, w)  # autograd must record the op
+    y = ladder.linear(x, w)
+    assert y.grad_fn is not None

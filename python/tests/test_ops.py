@@ -262,14 +262,13 @@ def test_plan_without_v2_says_what_is_missing():
 def test_the_cuda_path_reads_the_stream_inside_the_op_and_copies_only_what_it_must(monkeypatch):
     """ops._on_cuda, the CUDA kernel's body, with the CUDA calls replaced (no GPU here): test_gpu_ops.py runs it."""
     import contextlib
-    import types
 
     from ladder import _launch
     launched, entered = [], []
     monkeypatch.setattr(_launch, "launch", lambda call, x, w, out, bias, residual, stream:
                         launched.append((x.data_ptr(), tuple(x.stride()), stream)))
-    monkeypatch.setattr(torch.cuda, "current_stream", lambda device: types.SimpleNamespace(cuda_stream=0x5EED))
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(ops, "_raw_stream", lambda index: 0x5EED)  # torch's current stream of that device
+    monkeypatch.setattr(ops, "_current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "device", lambda d: entered.append(str(d)) or contextlib.nullcontext())
     w = rand(96, 64)
     x = rand(2, 5, 64)  # x[:, ::2] has rows 128 apart within a batch, 320 across: not one row stride
@@ -280,3 +279,25 @@ def test_the_cuda_path_reads_the_stream_inside_the_op_and_copies_only_what_it_mu
     assert launched[2][1] == (192, 64, 1) and launched[2][0] != x[:, ::2].data_ptr()  # x[:, ::2]: a dense copy
     assert len(launched) == 3 and all(s == 0x5EED for _, _, s in launched)            # M = 0 launches nothing
     assert entered == ["cpu"] * 3  # the tensors' device is not the current one: switched to it for the launch
+
+
+def test_direct_path_only_for_plain_cuda_tensors_with_nothing_to_record():
+    """ops._direct: the Python functions skip the dispatcher only where torch.ops would do exactly the same."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    x = torch.randn(4, 8)
+    assert not ops._direct(x)  # CPU: the op's CPU kernel (the reference)
+    assert not ops._direct(torch.randn(4, 8, device="meta"))
+    w = torch.randn(4, 8, requires_grad=True)
+    assert not ops._direct(w)  # autograd records the op
+    with torch.no_grad():
+        assert not ops._direct(w)  # still CPU
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Mode():
+        assert torch._C._len_torch_dispatch_stack() > 0 and not ops._direct()
+    with FakeTensorMode():
+        assert not ops._direct()
