@@ -4,6 +4,7 @@
 On a problem whose kernel takes a few µs, N calls are queued back to back and timed on the host (one sync at the
 end), so the time per call is whichever is longer: the host path or the kernel. Each layer is timed alone:
   F.linear                      torch's own path (cuBLAS)
+  ladder.linear                 the Python function: the op's implementation directly (ops._direct)
   torch.ops.ladder.linear       the custom op: dispatch, argument checks, output allocation, the launch below
   _launch.launch                the checked call's descriptor and the ctypes call into libladder
   ladder_gemm_v2                a prebuilt descriptor straight into the C ABI (the C++ host path and the launch)
@@ -56,6 +57,7 @@ def main(argv=None) -> int:
             ref = ctypes.byref(desc)
             fns = {
                 "F.linear": lambda: F.linear(x, w),
+                "ladder.linear": lambda: ladder.linear(x, w),
                 "torch.ops.ladder.linear": lambda: torch.ops.ladder.linear(x, w),
                 "_launch.launch": lambda: _launch.launch(call, x, w, out, stream=stream),
                 "ladder_gemm_v2": lambda: lib.ladder_gemm_v2(ref, ctypes.c_void_p(stream)),
