@@ -179,37 +179,19 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         continue;
       }
       if (piece.k_end != k_tiles) {  // the owner of a split tile: add the later pieces, in worker order
-        // Every contributor's flag first (their pieces end with the owner's), then their partials through two
-        // buffers of a quarter partial each: a quarter's loads are in flight while the one before is added.
-        // NOTE: one flag and one batch of loads per partial, each waiting its round trip, cost ~2 µs a partial
-        // (a 128-register partial against 128 live accumulators went out as 20 + 12 loads).
         const int last = sk.sched.last_contributor(cluster_id, piece.tile);
-        if (leader)
-          for (int w = cluster_id + 1; w <= last; ++w) {
+        for (int w = cluster_id + 1; w <= last; ++w) {
+          if (leader) {
             cuda::atomic_ref<int, cuda::thread_scope_device> flag(sk.flags[slot(w)]);
             while (flag.load(cuda::memory_order_acquire) == 0) {
             }
           }
-        warpgroup_sync(bar_id);
-        constexpr int kQ = Cfg::kPartialFloat4s / 4;  // float4s a quarter
-        auto quarter = [&](int w, int h, float4 (&buf)[kQ]) {
-          const float4* src = sk.partials + (int64_t{slot(w)} * Cfg::kPartialFloat4s + h * kQ) * kWarpgroupThreads;
+          warpgroup_sync(bar_id);
+          const float4* src = sk.partials + int64_t{slot(w)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
 #pragma unroll
-          for (int q = 0; q < kQ; ++q) buf[q] = __ldcg(src + q * kWarpgroupThreads + t);
-        };
-        float4 buf[2][kQ];
-        if (cluster_id < last) quarter(cluster_id + 1, 0, buf[0]);
-        for (int w = cluster_id + 1; w <= last; ++w) {
-#pragma unroll
-          for (int h = 0; h < 4; ++h) {
-            if (h < 3) quarter(w, h + 1, buf[(h + 1) % 2]);
-            else if (w < last) quarter(w + 1, 0, buf[0]);
-#pragma unroll
-            for (int q = 0; q < kQ; ++q) {
-              const float4 v = buf[h % 2][q];
-              float* a = &acc[0][4 * (h * kQ + q)];
-              a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
-            }
+          for (int q = 0; q < Cfg::kPartialFloat4s; ++q) {
+            const float4 v = __ldcg(src + q * kWarpgroupThreads + t);
+            acc[0][4 * q] += v.x, acc[0][4 * q + 1] += v.y, acc[0][4 * q + 2] += v.z, acc[0][4 * q + 3] += v.w;
           }
         }
       }
