@@ -49,6 +49,7 @@ TEST(FusedKind, SwigluWinsOverItsSiluActivationField) {
   EXPECT_EQ(fused_kind(ep), Fused::swiglu);
 }
 
+// The device's formulas (x · 1/(1 + 2^v), erfcc), here with exp2f and a division in place of the MUFU forms.
 TEST(Activate, HostFormulasMatchTheirDefinitions) {
   for (float x : {-6.0f, -1.5f, -0.25f, 0.0f, 0.3f, 2.0f, 7.5f}) {
     const double xd = x;
@@ -58,6 +59,28 @@ TEST(Activate, HostFormulasMatchTheirDefinitions) {
     const double u = std::sqrt(2.0 / M_PI) * (xd + 0.044715 * xd * xd * xd);
     EXPECT_NEAR(activate(Activation::gelu_tanh, x), 0.5 * xd * (1 + std::tanh(u)), 1e-6 * (1 + std::fabs(xd)));
   }
+}
+
+// The one-kind copies' GELU (erf), erfcc: relative error < 1.2e-7 in erfc, plus fp32's rounding of the exponent
+// −z² + P (x²·2^-25 absolute), down the negative tail too (x = −9: x·Φ(x) ≈ −1e-18, relative error 1.5e-6).
+TEST(Activate, BranchFreeGeluErfMatchesErfc) {
+  for (float x = -9.0f; x <= 9.0f; x += 0.0625f) {
+    const double xd = x, ref = 0.5 * xd * std::erfc(-xd / std::sqrt(2.0));
+    EXPECT_NEAR(activate<Activation::gelu_erf>(x), ref, (4e-7 + 2e-7 * xd * xd) * std::fabs(ref) + 1e-30) << x;
+  }
+}
+
+TEST(Activate, NanAndInfinities) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  for (Activation a : {Activation::relu, Activation::silu, Activation::gelu_tanh, Activation::gelu_erf})
+    EXPECT_TRUE(std::isnan(activate(a, nan))) << static_cast<int>(a);  // NaN is never hidden (relu too)
+  EXPECT_TRUE(std::isnan(activate<Activation::gelu_erf>(nan)));
+  EXPECT_EQ(activate(Activation::relu, -inf), 0.0f);
+  EXPECT_EQ(activate(Activation::silu, inf), inf);
+  EXPECT_EQ(activate(Activation::gelu_tanh, inf), inf);
+  EXPECT_EQ(activate<Activation::gelu_erf>(inf), inf);
+  EXPECT_EQ(activate(Activation::gelu_tanh, 40.0f), 40.0f);
+  EXPECT_EQ(activate(Activation::gelu_tanh, -40.0f), -0.0f);
 }
 
 }  // namespace

@@ -62,9 +62,9 @@ def _direct(*tensors) -> bool:
     2026-12-01: 68 µs of host time a call through torch.ops.ladder.linear, of which the launch is 23 µs; F.linear
     19 µs; docs/results/dev/2026-12-01-s7-host/). Only for plain CUDA tensors with no autograd to record, and
     never while something must see the op: torch.compile tracing, a dispatch or function mode, functorch."""
-    if (torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() or
+    if (torch.compiler.is_compiling() or torch._C._get_tracing_state() or torch._C._len_torch_dispatch_stack() or
             torch._C._is_torch_function_mode_enabled() or torch._C._are_functorch_transforms_active()):
-        return False
+        return False  # (torch.jit.trace records only what goes through the dispatcher)
     grad = torch.is_grad_enabled()
     for t in tensors:
         if t is not None and (type(t) not in _PLAIN or not t.is_cuda or (grad and t.requires_grad)):
@@ -284,15 +284,28 @@ def _tensor(t, name):
     _launch._check_tensor(torch, t, name)
 
 
+def _options(activation="none", out_dtype=None, step=None) -> None:
+    """The non-tensor arguments' types, checked before either path runs (the op's schema would reject these with
+    its own RuntimeError; the direct path must not accept what the op rejects)."""
+    if not isinstance(activation, str):
+        raise TypeError(f"activation must be a string such as 'gelu', not {type(activation).__name__}")
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype must be a torch.dtype (e.g. torch.float32), not {out_dtype!r}")
+    if step is not None and not isinstance(step, str):
+        raise TypeError(f"step must be a string such as 'h03' or 'best', not {type(step).__name__}")
+
+
 def gemm(a: Tensor, b: Tensor, out: Optional[Tensor] = None, step: Optional[str] = None) -> Tensor:
     """a @ b.T for 2-D a [M, K] and b [N, K] (torch.ops.ladder.gemm, or ladder::gemm_out into ``out``)."""
     _tensor(a, "a")
     _tensor(b, "b")
+    _options(step=step)
     if out is None:
         return _gemm_cuda(a, b, step) if _direct(a, b) else torch.ops.ladder.gemm(a, b, step)
     _tensor(out, "out")
     if _direct(a, b, out):
         _gemm_out_cuda(a, b, out, step)
+        torch.autograd.graph.increment_version(out)  # as the op's mutates_args does: autograd sees out changed
     else:
         torch.ops.ladder.gemm_out(a, b, out, step)
     return out
@@ -311,6 +324,7 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, activati
     """
     _tensor(x, "x")
     _tensor(weight, "weight")
+    _options(activation, out_dtype, step)
     if out is None:
         if accumulate:
             raise ValueError("accumulate adds beta·out to the product: it needs out=")
@@ -319,8 +333,12 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, activati
     _tensor(out, "out")
     if out_dtype is not None and out_dtype != out.dtype:
         raise TypeError(f"out_dtype ({out_dtype}) and out ({out.dtype}) disagree")
-    op = _linear_out_cuda if _direct(x, weight, out, bias, residual) else torch.ops.ladder.linear_out
-    op(x, weight, out, bias, activation, residual, float(alpha), float(beta), bool(accumulate), step)
+    if _direct(x, weight, out, bias, residual):
+        _linear_out_cuda(x, weight, out, bias, activation, residual, float(alpha), float(beta), bool(accumulate), step)
+        torch.autograd.graph.increment_version(out)  # as the op's mutates_args does: autograd sees out changed
+    else:
+        torch.ops.ladder.linear_out(x, weight, out, bias, activation, residual, float(alpha), float(beta),
+                                    bool(accumulate), step)
     return out
 
 
@@ -333,6 +351,7 @@ def swiglu(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, residual
     """
     _tensor(x, "x")
     _tensor(weight, "weight")
+    _options(out_dtype=out_dtype, step=step)
     op = _swiglu_cuda if _direct(x, weight, bias, residual) else torch.ops.ladder.swiglu
     return op(x, weight, bias, residual, float(alpha), float(beta), out_dtype, step)
 

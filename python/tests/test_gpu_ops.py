@@ -278,6 +278,10 @@ def test_direct_path_matches_the_op_and_modes_still_see_the_op():
     with Record():
         ladder.linear(x, w, b)
     assert any("ladder.linear" in s for s in seen), seen
+    d = torch.empty(64, 512, dtype=x.dtype, device="cuda")
+    version = d._version
+    ladder.linear(x, w, out=d)  # direct: bumps out's version as the op's mutates_args would
+    assert d._version > version and torch.equal(d, ladder.linear(x, w))
     w.requires_grad_(True)
     assert not ladder.ops._direct(x, w)  # autograd must record the op
     y = ladder.linear(x, w)

@@ -301,3 +301,25 @@ def test_direct_path_only_for_plain_cuda_tensors_with_nothing_to_record():
         assert torch._C._len_torch_dispatch_stack() > 0 and not ops._direct()
     with FakeTensorMode():
         assert not ops._direct()
+
+
+def test_direct_path_is_off_while_torch_jit_traces_and_options_are_typed():
+    """torch.jit.trace records only dispatcher calls, so _direct says no while it traces; the functions check
+    their non-tensor options the same way whichever path then runs."""
+    assert ops._direct()  # nothing to record, no tensors
+    seen = []
+
+    def f(t):
+        seen.append(ops._direct())
+        return t * 2
+
+    torch.jit.trace(f, torch.randn(2), check_trace=False)
+    assert seen == [False]
+    x, w = rand(4, 64), rand(8, 64)
+    for kwargs in ({"out_dtype": "float16"}, {"activation": None}, {"step": 5}):
+        with pytest.raises(TypeError):
+            ladder.linear(x, w, **kwargs)
+    with pytest.raises(TypeError):
+        ladder.swiglu(x, w, out_dtype="float32")
+    with pytest.raises(TypeError):
+        ladder.gemm(x, w, step=3)

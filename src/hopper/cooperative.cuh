@@ -87,6 +87,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   const int rank = static_cast<int>(cluster.block_rank());  // this CTA's row in the cluster
   const int wg = threadIdx.x / kWarpgroupThreads;
   const bool swiglu = F == Fused::swiglu || (F == Fused::any && epi.half != 0);  // constant but for `any`
+  static_assert(F != Fused::swiglu || Cfg::kTakesSwiglu, "SwiGLU's output tile is whole EPI_COLS chunks");
   const int out_tile_n = swiglu ? TILE_N / 2 : TILE_N;  // output columns per tile
 
   if (threadIdx.x == 0) {
