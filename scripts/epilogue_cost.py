@@ -17,7 +17,6 @@ family follows LADDER_TUNE (e.g. kernel=pingpong), read by the library once per 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from pathlib import Path
@@ -106,11 +105,7 @@ def main(argv=None) -> int:
                                      date=meta.get("date", ""), gpu=meta.get("gpu", "")))
                     print(f"{dname:9} {shape:16} {name:12} {tm['median_ms'] * 1e3:9.1f} us  x{tm['median_ms'] / base:.3f}"
                           f"  err {errs.get(name, '')}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        wr.writeheader()
-        wr.writerows(rows)
+    tt.write_csv(args.out, rows)
     return 0
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import csv
 import ctypes
 import io
 import pstats
@@ -86,11 +85,7 @@ def main(argv=None) -> int:
                 s = io.StringIO()
                 pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(22)
                 print(s.getvalue())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        wr.writeheader()
-        wr.writerows(rows)
+    tt.write_csv(args.out, rows)
     return 0
 
 

@@ -177,6 +177,15 @@ def write_results(path: Path, meta: dict, rows: List[dict]) -> Path:
     return csv_path
 
 
+def write_csv(path: Path, rows: List[dict]) -> None:
+    """The rows as CSV at ``path`` (columns: the first row's keys); the diagnostics' output."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def _fmt(v):
     if isinstance(v, float):
         return f"{v:.6g}"
