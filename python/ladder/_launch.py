@@ -105,6 +105,13 @@ class Call:
     c_source: str           # "none", "residual" or "out" (accumulate into out)
     x_is_matrix: bool       # False: x's layout needs a contiguous copy first (linear and swiglu only)
     step: Optional[str]
+    # Row strides found by the checks (so the descriptor need not look again): x's (K once x is copied), the
+    # weight's, C's (the residual's or out's with accumulate), and out's when out= was given (else the new
+    # contiguous output's: out_cols).
+    lda: Any = None
+    ldb: Any = None
+    ldc: Any = 0
+    ldd: Any = None
 
     @property
     def empty(self) -> bool:
@@ -154,10 +161,11 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
     m = math.prod(x.shape[:-1])
     if (strict_2d and m == 0) or n == 0 or k == 0:
         raise ValueError(f"M, N and K must be positive (got M={m}, N={n}, K={k})")
-    for t, name, row in ((x, xn, "K"), (weight, wn, "K")):
-        if (strict_2d or t is weight) and as_matrix(t) is None:
+    xm, wm = as_matrix(x), as_matrix(weight)
+    for t, m_, name, row in ((x, xm, xn, "K"), (weight, wm, wn, "K")):
+        if (strict_2d or t is weight) and m_ is None:
             raise ValueError(_layout_message(t, name, row, "pass {name}.contiguous()"))
-    x_is_matrix = as_matrix(x) is not None
+    x_is_matrix = xm is not None
 
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"activation must be one of {', '.join(repr(a) for a in ACTIVATIONS)}, not {activation!r}")
@@ -183,7 +191,8 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
         _check_device(out, "out", x, xn)
         if tuple(out.shape) != tuple(out_shape):
             raise ValueError(f"out must have shape {tuple(out_shape)}, not {tuple(out.shape)}")
-        if as_matrix(out) is None:
+        om = as_matrix(out)
+        if om is None:
             raise ValueError(_layout_message(out, "out", "N", "ladder writes its rows in place: pass a "
                                                               "contiguous out"))
 
@@ -219,7 +228,8 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
             raise TypeError(f"residual must have the output's dtype ({_torch_name(out_name)}), not "
                             f"{_torch_name(r_name)}")
         _check_device(residual, "residual", x, xn)
-        if as_matrix(residual) is None:
+        rm = as_matrix(residual)
+        if rm is None:
             raise ValueError(_layout_message(residual, "residual", "N", "pass residual.contiguous()"))
         c_source = "residual"
     elif beta != 1.0:
@@ -231,7 +241,10 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
     return Call(m=m, n=n, k=k, out_shape=out_shape, out_dtype=out_name, ab_dtype=OPERAND_DTYPES[x_dtype],
                 d_dtype=OPERAND_DTYPES.get(out_name, DType.F32), activation=ACTIVATIONS[activation],
                 epilogue=epilogue, alpha=float(alpha), beta=float(beta) if c_source != "none" else 0.0,
-                has_bias=has_bias, bias_dtype=bias_dtype, c_source=c_source, x_is_matrix=x_is_matrix, step=step)
+                has_bias=has_bias, bias_dtype=bias_dtype, c_source=c_source, x_is_matrix=x_is_matrix, step=step,
+                lda=xm.ld if xm is not None else k, ldb=wm.ld,
+                ldc=rm.ld if c_source == "residual" else om.ld if c_source == "out" else 0,
+                ldd=om.ld if out is not None else out_cols)
 
 
 def _layout_message(t, name: str, row: str, advice: str) -> str:
@@ -248,9 +261,8 @@ _DESC_SIZE = ctypes.sizeof(_library.GemmDesc)
 
 def descriptor(call: Call, x, weight, out, bias=None, residual=None) -> _library.GemmDesc:
     """The ladder_gemm_desc for a checked call on these tensors (x must be a matrix: copied first if not)."""
-    xm, wm, dm = as_matrix(x), as_matrix(weight), as_matrix(out)
-    fields = dict(struct_size=_DESC_SIZE, M=call.m, N=call.n, K=call.k, A=x.data_ptr(), lda=xm.ld,
-                  B=weight.data_ptr(), ldb=wm.ld, D=out.data_ptr(), ldd=dm.ld, ab_dtype=call.ab_dtype,
+    fields = dict(struct_size=_DESC_SIZE, M=call.m, N=call.n, K=call.k, A=x.data_ptr(), lda=call.lda,
+                  B=weight.data_ptr(), ldb=call.ldb, D=out.data_ptr(), ldd=call.ldd, ab_dtype=call.ab_dtype,
                   d_dtype=call.d_dtype, alpha=call.alpha, beta=call.beta, activation=call.activation,
                   epilogue=call.epilogue, bias_dtype=call.bias_dtype)
     if call.step is not None:
@@ -258,9 +270,9 @@ def descriptor(call: Call, x, weight, out, bias=None, residual=None) -> _library
     if call.has_bias:
         fields["bias"] = bias.data_ptr()
     if call.c_source == "residual":
-        fields["C"], fields["ldc"] = residual.data_ptr(), as_matrix(residual).ld
+        fields["C"], fields["ldc"] = residual.data_ptr(), call.ldc
     elif call.c_source == "out":
-        fields["C"], fields["ldc"] = out.data_ptr(), dm.ld
+        fields["C"], fields["ldc"] = out.data_ptr(), call.ldc
     return _library.GemmDesc(**fields)  # one C-level constructor: the fields not named are zero
 
 
