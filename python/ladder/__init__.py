@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 from typing import List, Optional
 
+from . import _launch
 from ._library import (Activation, DType, Epilogue, GemmDesc, LadderError, LibraryNotFoundError,
                        MissingEntryPointError, Status, candidate_paths, check, gemm_desc, has_v2, library,
                        library_path)
@@ -59,8 +60,7 @@ def steps() -> List[str]:
 def _step_bytes(step: Optional[str]) -> bytes:
     if step is None:
         return b"best"
-    if not isinstance(step, str):
-        raise TypeError(f"step must be a string such as 'h03' or 'best', not {type(step).__name__}")
+    _launch.check_step(step)
     return step.encode("utf-8")
 
 

@@ -80,6 +80,12 @@ def _check_tensor(torch, t, name: str) -> None:
         raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
 
 
+def check_step(step) -> None:
+    """TypeError unless step is None or a step id string."""
+    if step is not None and not isinstance(step, str):
+        raise TypeError(f"step must be a string such as 'h03' or 'best', not {type(step).__name__}")
+
+
 def _check_device(t, name: str, ref, ref_name: str) -> None:
     if t.device != ref.device:
         raise ValueError(f"{name} must be on {ref_name}'s device ({ref.device}), not {t.device}")
@@ -235,8 +241,7 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
     elif beta != 1.0:
         raise ValueError(f"beta scales the residual: beta={beta} needs residual= (or out= with accumulate=True)")
 
-    if step is not None and not isinstance(step, str):
-        raise TypeError(f"step must be a string such as 'h03' or 'best', not {type(step).__name__}")
+    check_step(step)
     epilogue = Epilogue.SWIGLU if swiglu else Epilogue.DEFAULT
     return Call(m=m, n=n, k=k, out_shape=out_shape, out_dtype=out_name, ab_dtype=OPERAND_DTYPES[x_dtype],
                 d_dtype=OPERAND_DTYPES.get(out_name, DType.F32), activation=ACTIVATIONS[activation],
@@ -260,7 +265,8 @@ _DESC_SIZE = ctypes.sizeof(_library.GemmDesc)
 
 
 def descriptor(call: Call, x, weight, out, bias=None, residual=None) -> _library.GemmDesc:
-    """The ladder_gemm_desc for a checked call on these tensors (x must be a matrix: copied first if not)."""
+    """The ladder_gemm_desc for a checked call on these tensors (x must be a matrix: copied first if not). The row
+    strides are the ones check_call found; ``out`` is the one it checked, or (out= not given) a new contiguous one."""
     fields = dict(struct_size=_DESC_SIZE, M=call.m, N=call.n, K=call.k, A=x.data_ptr(), lda=call.lda,
                   B=weight.data_ptr(), ldb=call.ldb, D=out.data_ptr(), ldd=call.ldd, ab_dtype=call.ab_dtype,
                   d_dtype=call.d_dtype, alpha=call.alpha, beta=call.beta, activation=call.activation,

@@ -291,8 +291,7 @@ def _options(activation="none", out_dtype=None, step=None) -> None:
         raise TypeError(f"activation must be a string such as 'gelu', not {type(activation).__name__}")
     if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
         raise TypeError(f"out_dtype must be a torch.dtype (e.g. torch.float32), not {out_dtype!r}")
-    if step is not None and not isinstance(step, str):
-        raise TypeError(f"step must be a string such as 'h03' or 'best', not {type(step).__name__}")
+    _launch.check_step(step)
 
 
 def gemm(a: Tensor, b: Tensor, out: Optional[Tensor] = None, step: Optional[str] = None) -> Tensor:

@@ -351,10 +351,6 @@ inline CUtensorMap c_map(const detail::Problem& p, const CUtensorMap& d) {
   if (p.ep.beta == 0.0f) return d;
   return make_tensor_map_2d(p.ep.C, p.M, p.out_cols(), p.ep.ldc, 64, 64);
 }
-// Host: the TMA-store writeback takes C only where TMA can load it (16-byte rows and base), as D.
-inline bool c_tma_loadable(const detail::Problem& p) {
-  return p.ep.beta == 0.0f || (p.ep.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(p.ep.C) % 16 == 0);
-}
 
 // Before the CTA exits: every store issued by this thread has completed.
 __device__ __forceinline__ void tma_store_drain() { cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{}); }

@@ -12,12 +12,18 @@
 
 namespace ladder::hopper {
 
+// The TMA-store writeback reads beta·C by TMA into its staging tile (hopper/epilogue.cuh, CTile): C needs 16-byte
+// rows and base, as D.
+inline bool c_tma_loadable(const detail::Problem& p) {
+  return p.ep.beta == 0.0f || (p.ep.ldc % 8 == 0 && reinterpret_cast<uintptr_t>(p.ep.C) % 16 == 0);
+}
+
 // What a kernel that writes D with TMA stores (h09–h11) needs, besides TMA-readable rows: empty if it takes p.
 inline std::string require_tma_store(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
   if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
-  if (p.ep.beta != 0.0f && (p.ep.ldc % 8 != 0 || reinterpret_cast<uintptr_t>(p.ep.C) % 16 != 0))
+  if (!c_tma_loadable(p))
     return "C (beta != 0) needs ldc % 8 == 0 and a 16-byte aligned base: it is read by TMA loads (step 'best' takes any C)";
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
   return {};
