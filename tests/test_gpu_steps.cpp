@@ -191,6 +191,85 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
   detail::set_tuning(saved);
 }
 
+// h14's stream-K units (partials in a workspace, added by each tile's owner in worker order after a grid barrier):
+// the same bits on every run and on two streams at once, at one, two and three CTAs an SM, and right.
+TEST(SmallM, StreamKUnitsAreBitIdenticalAcrossRunsAndStreams) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h14 " << why;
+  const detail::Tuning saved = detail::tuning();
+  for (int cps : {1, 2, 3})
+    for (const auto& [M, N, K] :
+         std::vector<std::array<int64_t, 3>>{{1, 14336, 4096}, {16, 1000, 4104}, {5, 64, 200}, {64, 2048, 8192}}) {
+      detail::Tuning t = saved;
+      t.ctas_per_sm = cps;
+      detail::set_tuning(t);
+      harness::DeviceBuffer<__half> A(M * K), B(N * K), D1(M * N), D2(M * N);
+      harness::fill_random(A.get(), A.size(), 31, nullptr);
+      harness::fill_random(B.get(), B.size(), 32, nullptr);
+      cudaStream_t s1 = nullptr, s2 = nullptr;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+      ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<__half> first;
+      for (int run = 0; run < 10; ++run) {
+        harness::fill_poison(D1.get(), D1.size(), s1);
+        harness::fill_poison(D2.get(), D2.size(), s2);
+        gemm(A.get(), B.get(), D1.get(), M, N, K, "h14", s1);  // the two run concurrently
+        gemm(A.get(), B.get(), D2.get(), M, N, K, "h14", s2);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        std::vector<__half> d1(M * N), d2(M * N);
+        cudaMemcpy(d1.data(), D1.get(), d1.size() * 2, cudaMemcpyDeviceToHost);
+        cudaMemcpy(d2.data(), D2.get(), d2.size() * 2, cudaMemcpyDeviceToHost);
+        ASSERT_EQ(std::memcmp(d1.data(), d2.data(), d1.size() * 2), 0) << "cps " << cps << " run " << run;
+        if (run == 0) first = d1;
+        ASSERT_EQ(std::memcmp(d1.data(), first.data(), d1.size() * 2), 0) << "cps " << cps << " run " << run;
+      }
+      cudaStreamDestroy(s1);
+      cudaStreamDestroy(s2);
+      const harness::CheckResult r = harness::check_step("h14", M, N, K, 33);
+      EXPECT_EQ(r.status, harness::Status::pass) << "cps " << cps << " " << M << "x" << N << "x" << K << ": " << r.reason;
+    }
+  detail::set_tuning(saved);
+}
+
+// h14 is a cooperative launch with PDL: captured in a CUDA graph as a chain (the second GEMM reads the first's D),
+// replayed three times, it gives the bits of the same chain run eagerly.
+TEST(SmallM, StreamKUnitsReplayInAGraphChain) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h14 " << why;
+  const int64_t M = 4, N = 4096, K = 4096;  // D1 (M×N) is the second GEMM's A (K = N)
+  harness::DeviceBuffer<__half> A(M * K), B(N * K), D1(M * N), D2(M * N), E1(M * N), E2(M * N);
+  harness::fill_random(A.get(), A.size(), 41, nullptr);
+  harness::fill_random(B.get(), B.size(), 42, nullptr);
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  gemm(A.get(), B.get(), E1.get(), M, N, K, "h14", s);
+  gemm(E1.get(), B.get(), E2.get(), M, N, N, "h14", s);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  gemm(A.get(), B.get(), D1.get(), M, N, K, "h14", s);
+  gemm(D1.get(), B.get(), D2.get(), M, N, N, "h14", s);
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  std::vector<__half> want(M * N), got(M * N);
+  cudaMemcpy(want.data(), E2.get(), want.size() * 2, cudaMemcpyDeviceToHost);
+  for (int replay = 0; replay < 3; ++replay) {
+    harness::fill_poison(D1.get(), D1.size(), s);
+    harness::fill_poison(D2.get(), D2.size(), s);
+    ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    cudaMemcpy(got.data(), D2.get(), got.size() * 2, cudaMemcpyDeviceToHost);
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 2), 0) << "replay " << replay;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+}
+
 // A step built for another architecture is refused with a clear error and launches nothing.
 TEST(Device, OtherArchitectureIsRefused) {
   const detail::DeviceInfo dev = detail::current_device();
