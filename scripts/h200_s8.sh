@@ -39,6 +39,28 @@ for key, rs in by.items():
     print(f"{key[0]:>3}x{key[1]:>6}x{key[2]:>5} cublas={float(rs[0]['cublas_median_ms'])*1e3:.1f} floor={float(rs[0]['floor_ms'])*1e3:.1f} {cells}")
 P
       ;;
+    sk-diag)  # where h14's fixed cost goes (LADDER_SKDIAG bits: 1 persistent workspace, 2 no cooperative attribute,
+              # 4 no grid barrier (partials unsummed: timing only), 8 no PDL); then ncu's kernel durations
+      # 1x8448x4096 at cps=1 and 1x16896x4096 at cps=2 give every worker exactly one whole tile: no partials, so
+      # they stay right without the barrier (bit 4); the other shapes fail there and are not timed.
+      S=${DIAG_SHAPES:-1x8448x4096,1x16896x4096,1x4096x4096,1x14336x4096}
+      T 100 "$B/ladder" bench --steps h13,h14 --shapes "$S" --target-ms 30 --warmup-ms 10 --tune ";cps=1" --csv "$L/diag-00.csv" > "$L/diag.log" 2>&1
+      for d in 01 08 09 06 07 15; do
+        LADDER_SKDIAG=$d T 100 "$B/ladder" bench --steps h14 --shapes "$S" --tune ";cps=1" --target-ms 30 --warmup-ms 10 --csv "$L/diag-$d.csv" >> "$L/diag.log" 2>&1
+      done
+      python3 - "$L" <<'P'
+import csv, glob, sys, os
+for f in sorted(glob.glob(sys.argv[1] + "/diag-*.csv")):
+    d = os.path.basename(f)[5:-4]
+    for r in csv.DictReader(open(f)):
+            ms = float(r['median_ms'] or 'nan') * 1e3
+    print(f"diag={d} {r['step']} {r['tune'] or '-':6} {r['m']}x{r['n']}x{r['k']} {ms:.1f} us cublas {float(r['cublas_median_ms'] or 'nan')*1e3:.1f} {r['status']}")
+P
+      for st in h13 h14; do
+        T 120 ncu --clock-control none --section SpeedOfLight -k "regex:small_m" --launch-skip 5 --launch-count 3 \
+          "$B/ladder" bench --steps $st --shapes 1x4096x4096 --target-ms 5 --warmup-ms 1 > "$L/ncu-$st.txt" 2>&1
+        echo "$st ncu: $(grep -E 'Duration' "$L/ncu-$st.txt" | tr -s ' ' | head -3 | tr '\n' ';')"
+      done ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"

@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -96,10 +98,12 @@ __device__ __forceinline__ void store4(void* D, DType d, int64_t idx, const floa
 }
 
 // The epilogue and the store of one (token, 4 columns) group of the tile at (token0, out0): a holds the sums of
-// the group's columns (with SwiGLU the gate rows), u those of its up rows.
+// the group's columns (with SwiGLU the gate rows), u those of its up rows. Not inlined: one copy per dtype serves
+// every configuration and both kernels (the run-time epilogue switch inlined in each made cicc run for ~18 min on
+// this file; a call per 4 outputs costs nothing at decode sizes).
 template <class T>
-__device__ __forceinline__ void write_group(const Args& args, int token0, int out0, int m, int c, const float (&a)[4],
-                                            const float (&u)[4]) {
+__device__ __noinline__ void write_group(const Args& args, int token0, int out0, int m, int c, const float (&a)[4],
+                                         const float (&u)[4]) {
   const int col = out0 + c;
   const int valid = std::min(4, args.out_cols - col);
   if (valid <= 0) return;
@@ -301,7 +305,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads)
     small_m_sk_kernel(const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ CUtensorMap tmap_x,
-                      const Args args, const StreamKScheduler sched, float* __restrict__ partials) {
+                      const Args args, const StreamKScheduler sched, float* __restrict__ partials, int diag_sync) {
   using T = typename Cfg::Elem;
   constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, S = Cfg::kPartialStride;
   constexpr int kConsumerThreads = Cfg::CONSUMERS * kWarpgroupThreads;
@@ -387,7 +391,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
   cudaTriggerProgrammaticLaunchCompletion();
-  cg::this_grid().sync();  // every partial is in the workspace (the barrier orders memory at grid scope)
+  if (diag_sync) cg::this_grid().sync();
+  else __syncthreads();
+  if (false) cg::this_grid().sync();  // every partial is in the workspace (the barrier orders memory at grid scope)
   cudaGridDependencySynchronize();  // for the producer warp's lanes too (long done: a no-op by now)
   const int tile = owned_tile;
   if (tile < 0) return;
@@ -613,12 +619,21 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
     if (pl.stream_k) {
       const int k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
       const auto sched = StreamKScheduler::all_units(static_cast<int>(pl.tiles), k_tiles, static_cast<int>(pl.ctas));
-      // One partial slot a worker (only a worker whose range starts mid-tile writes one); freed on the stream after.
-      const detail::Workspace ws(static_cast<size_t>(pl.ctas) * Cfg::N_TOK * Cfg::W_ROWS * sizeof(float), stream,
-                                 std::string(step_id) + " (stream-K partials)");
+      static const int diag = std::getenv("LADDER_SKDIAG") ? std::atoi(std::getenv("LADDER_SKDIAG")) : 0;
+      static float* persistent = nullptr;
+      const size_t bytes = static_cast<size_t>(pl.ctas) * Cfg::N_TOK * Cfg::W_ROWS * sizeof(float);
+      std::optional<detail::Workspace> ws;
+      float* part = nullptr;
+      if (diag & 1) {
+        if (!persistent) cudaMalloc(&persistent, 64 << 20);
+        part = persistent;
+      } else {
+        ws.emplace(bytes, stream, std::string(step_id) + " (stream-K partials)");
+        part = static_cast<float*>(ws->get());
+      }
       detail::launch_kernel_ex(small_m_sk_kernel<Cfg>, dim3(static_cast<unsigned>(pl.ctas)), Cfg::kThreads, pl.smem,
-                               stream, {.pdl = pdl, .cooperative = true}, step_id, tw, tx, args, sched,
-                               static_cast<float*>(ws.get()));
+                               stream, {.pdl = pdl && !(diag & 8), .cooperative = !(diag & 2)}, step_id, tw, tx, args, sched,
+                               part, (diag & 4) ? 0 : 1);
       return trace(static_cast<int>(pl.ctas));
     }
   }
