@@ -7,7 +7,7 @@
 
 // Hopper ladder (sm_90a): src/hopper/NN_*.cu
 extern const ladder::detail::Step step_h01, step_h02, step_h03, step_h04, step_h05, step_h06, step_h07,
-    step_h08, step_h09, step_h10, step_h11, step_h12, step_h13, step_h14, step_best;
+    step_h08, step_h09, step_h10, step_h11, step_h12, step_h13, step_best;
 // Blackwell ladder (sm_100a): src/blackwell/NN_*.cu
 extern const ladder::detail::Step step_b01, step_b02, step_b03, step_b04, step_b05, step_b06,
     step_b07, step_b08, step_b09, step_b10;
@@ -18,7 +18,7 @@ std::span<const Step* const> registry() {
   static const Step* const steps[] = {
       // Hopper
       &step_h01, &step_h02, &step_h03, &step_h04, &step_h05, &step_h06, &step_h07, &step_h08, &step_h09, &step_h10,
-      &step_h11, &step_h12, &step_h13, &step_h14,  // beyond the book
+      &step_h11, &step_h12, &step_h13,  // beyond the book
       &step_best,  // the library default: picks among the Hopper steps per problem
       // Blackwell
       &step_b01, &step_b02, &step_b03, &step_b04, &step_b05, &step_b06, &step_b07,

@@ -1,6 +1,5 @@
 // The shared host/device logic of the persistent steps: pipeline state and tile scheduler (CPU tests).
 #include <gtest/gtest.h>
-#include <algorithm>
 
 #include <map>
 #include <vector>
@@ -166,37 +165,6 @@ TEST(StreamKScheduler, CoversEveryUnitOnceAndOwnersFindTheirContributors) {
           EXPECT_EQ(list, expect) << "tile " << tile;
         }
         for (const auto& [tile, j] : w.owner) EXPECT_TRUE(w.contributors.count(tile)) << tile;
-      }
-}
-
-// h14's schedule: every tile in stream-K units. The kernel keeps an owner's sum in SMEM until after the grid
-// barrier and gives each worker one partial slot, so a worker's owned piece must be its last and a partial its
-// first, and no worker may be empty (an owner reads a slot from every worker in its tile's range).
-TEST(StreamKScheduler, AllUnitsGivesEachWorkerAtMostOnePartialFirstAndOneOwnedPieceLast) {
-  for (int tiles : {1, 2, 16, 64, 224, 448, 2004})
-    for (int kt : {1, 2, 5, 64, 128, 448})
-      for (int workers : {1, 7, 132, 264, 396}) {
-        const auto s = StreamKScheduler::all_units(tiles, kt, workers);
-        EXPECT_EQ(s.clusters, static_cast<int>(std::min<int64_t>(workers, int64_t{tiles} * kt)));
-        EXPECT_EQ(s.sk_tiles, tiles);
-        const Walk w = walk(s);
-        EXPECT_EQ(static_cast<int64_t>(w.unit_owner.size()), int64_t{tiles} * kt);
-        for (int j = 0; j < s.clusters; ++j) {
-          EXPECT_GT(s.sk_begin(j + 1), s.sk_begin(j)) << "worker " << j;
-          StreamKScheduler::Piece p, last{};
-          int n = 0;
-          for (auto c = s.start(j); s.next(c, p); ++n) last = p;
-          for (const auto& [tile, owner] : w.owner)
-            if (owner == j) EXPECT_EQ(last.tile, tile) << "worker " << j << " owns a piece that is not its last";
-          EXPECT_GT(n, 0);
-        }
-        for (const auto& [tile, list] : w.contributors) {
-          ASSERT_TRUE(w.owner.count(tile)) << "split tile " << tile << " has no owner";
-          const int j = w.owner.at(tile);
-          std::vector<int> expect;
-          for (int c = j + 1; c <= s.last_contributor(j, tile); ++c) expect.push_back(c);
-          EXPECT_EQ(list, expect) << "tile " << tile;
-        }
       }
 }
 

@@ -119,16 +119,6 @@ struct StreamKScheduler {
     return s;
   }
 
-  // Every tile in stream-K units (h14's small-M split: its partials are a few KB, so any tile may be cut): `workers`
-  // equal ranges of all the K-tiles, each at least one K-tile (fewer workers where there are fewer K-tiles). A
-  // worker's pieces are then its first (a partial, if it starts mid-tile), whole tiles, and its last (the owner's,
-  // if it ends mid-tile).
-  static constexpr StreamKScheduler all_units(int num_tiles, int k_tiles, int workers) {
-    const int64_t units = int64_t{num_tiles} * k_tiles;
-    const int w = static_cast<int>(units < workers ? units : workers);
-    return {num_tiles, k_tiles, w < 1 ? 1 : w, num_tiles, 0};
-  }
-
   // Estimated run time in tile times: whole waves, or, where the last wave is split, the even share of all
   // K-tiles plus the fix-up. Used to compare configurations whose tiles differ (best's cost model).
   constexpr double tile_times() const {

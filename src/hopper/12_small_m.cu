@@ -13,8 +13,8 @@ namespace {
 
 constexpr char kId[] = "h12";
 
-void launch(const detail::Problem& p, cudaStream_t stream) { small_m::launch(p, stream, /*pdl=*/false, /*stream_k=*/0, kId); }
-std::string describe(const detail::Problem& p) { return std::string(kId) + " " + small_m::describe(p, /*pdl=*/false, /*stream_k=*/0); }
+void launch(const detail::Problem& p, cudaStream_t stream) { small_m::launch(p, stream, /*pdl=*/false, kId); }
+std::string describe(const detail::Problem& p) { return std::string(kId) + " " + small_m::describe(p, /*pdl=*/false); }
 
 }  // namespace
 }  // namespace ladder::hopper

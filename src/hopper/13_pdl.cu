@@ -14,8 +14,8 @@ namespace {
 
 constexpr char kId[] = "h13";
 
-void launch(const detail::Problem& p, cudaStream_t stream) { small_m::launch(p, stream, /*pdl=*/true, /*stream_k=*/0, kId); }
-std::string describe(const detail::Problem& p) { return std::string(kId) + " " + small_m::describe(p, /*pdl=*/true, /*stream_k=*/0); }
+void launch(const detail::Problem& p, cudaStream_t stream) { small_m::launch(p, stream, /*pdl=*/true, kId); }
+std::string describe(const detail::Problem& p) { return std::string(kId) + " " + small_m::describe(p, /*pdl=*/true); }
 
 }  // namespace
 }  // namespace ladder::hopper

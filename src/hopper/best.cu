@@ -180,8 +180,7 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
   };
   switch (c.kernel) {
-    case Kernel::small_m:  // h13's launch, or h14's where its stream-K units leave the busiest SM less
-      return small_m::launch(p, stream, /*pdl=*/true, detail::tuning().stream_k, kStepId);
+    case Kernel::small_m: return small_m::launch(p, stream, /*pdl=*/true, kStepId);  // h13's launch
     case Kernel::pingpong:
       needs(tma_store, "needs a D that TMA can store");
       return pingpong::launch(p, stream, pingpong::Tile::square, kStepId);
@@ -230,7 +229,7 @@ std::string describe(const detail::Problem& p) {
   if (c.kernel == Kernel::small_m) {
     detail::Problem q = p;
     q.K = (p.K + 7) / 8 * 8;
-    what = small_m::describe(q, /*pdl=*/true, detail::tuning().stream_k);
+    what = small_m::describe(q, /*pdl=*/true);
   } else {
     what = std::string(name_of(c.kernel)) + (cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback");
   }

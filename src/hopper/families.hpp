@@ -51,13 +51,11 @@ std::string check(const detail::Problem& p);
 bool takes(Tile tile, const detail::Problem& p);  // SwiGLU needs whole 64-column output boxes
 }  // namespace pingpong
 
-// Swapped operands and a cluster split-K for the decode shapes (h12), launched with PDL by h13 and best; h14 splits
-// the K-tiles in stream-K units over a persistent grid instead. `stream_k`: 0 the cluster split (h12, h13), 1
-// stream-K units where the tile has them (h14: up to 64 tokens), -1 whichever leaves the busiest SM less (best).
+// Swapped operands and a cluster split-K for the decode shapes (h12), launched with PDL by h13 and best.
 namespace small_m {
-void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, int stream_k, const char* step_id);
+void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id);
 std::string check(const detail::Problem& p);
-std::string describe(const detail::Problem& p, bool pdl, int stream_k);
+std::string describe(const detail::Problem& p, bool pdl);
 
 // The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
 // two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte (measured

@@ -1,15 +1,10 @@
-// The small-M family's entry points (src/hopper/families.hpp), compiled once for h12, h13, h14 and best.
+// The small-M family's entry points (src/hopper/families.hpp), compiled once for h12, h13 and best.
 #include "hopper/small_m.cuh"
 
 namespace ladder::hopper::small_m {
-namespace {
-Split split_mode(int stream_k) { return stream_k == 0 ? Split::cluster : stream_k == 1 ? Split::stream_k : Split::any; }
-}  // namespace
 
-void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, int stream_k, const char* step_id) {
-  dispatch(p, [&]<class Cfg>() {
-    launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, split_mode(stream_k), step_id), pdl, step_id);
-  });
+void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
+  dispatch(p, [&]<class Cfg>() { launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, step_id), pdl, step_id); });
 }
 
 std::string check(const detail::Problem& p) {
@@ -19,15 +14,12 @@ std::string check(const detail::Problem& p) {
   return {};
 }
 
-std::string describe(const detail::Problem& p, bool pdl, int stream_k) {
-  const Plan pl = plan(p, split_mode(stream_k), "small-M");
-  const std::string split = pl.stream_k ? "K in stream-K units over " + std::to_string(pl.ctas) +
-                                              " workers (fix-up after a grid barrier)"
-                                        : "K split " + std::to_string(pl.split) + " (cluster, DSMEM reduction)";
+std::string describe(const detail::Problem& p, bool pdl) {
+  const Plan pl = plan(p, "small-M");
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
-         std::to_string(pl.n_tok) + " tokens per tile, " + split + ", " + std::to_string(pl.stages) +
-         "-stage ring, " + std::to_string(pl.ctas) + " CTAs (" + std::to_string(pl.resident) + " resident)" +
-         (pdl ? ", programmatic dependent launch" : "");
+         std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
+         " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
+         " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "");
 }
 
 }  // namespace ladder::hopper::small_m

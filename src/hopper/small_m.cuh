@@ -21,8 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <optional>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -31,7 +29,6 @@
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
 #include "device/pipeline.hpp"
-#include "device/scheduler.hpp"
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
@@ -63,8 +60,6 @@ struct Config {
   // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar], 1024-B aligned
   // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major.
   static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
-  // h14's launch keeps one partial tile beside the ring: [W ring | X ring | P | full_bar | empty_bar | owned tile].
-  static constexpr size_t sk_smem_bytes(int stages) { return smem_bytes(stages) + kPartialBytes + 16; }
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
@@ -97,129 +92,6 @@ __device__ __forceinline__ void store4(void* D, DType d, int64_t idx, const floa
   }
 }
 
-// The epilogue and the store of one (token, 4 columns) group of the tile at (token0, out0): a holds the sums of
-// the group's columns (with SwiGLU the gate rows), u those of its up rows. Not inlined: one copy per dtype serves
-// every configuration and both kernels (the run-time epilogue switch inlined in each made cicc run for ~18 min on
-// this file; a call per 4 outputs costs nothing at decode sizes).
-template <class T>
-__device__ __noinline__ void write_group(const Args& args, int token0, int out0, int m, int c, const float (&a)[4],
-                                         const float (&u)[4]) {
-  const int col = out0 + c;
-  const int valid = std::min(4, args.out_cols - col);
-  if (valid <= 0) return;
-  const int64_t row = token0 + m;
-  float out[4];
-#pragma unroll
-  for (int e = 0; e < 4; ++e)
-    out[e] = args.half ? epilogue_swiglu(args.ep, args.d, a[e], u[e], row, col + e, args.half)
-                       : epilogue(args.ep, args.d, a[e], row, col + e);
-  const int64_t idx = row * args.ldd + col;
-  const int bytes = dtype_bytes(args.d);
-  const bool vector =
-      valid == 4 && reinterpret_cast<uintptr_t>(static_cast<char*>(args.D) + idx * bytes) % (4 * bytes) == 0;
-  store4<T>(args.D, args.d, idx, out, valid, vector);
-}
-
-__device__ __forceinline__ void add4(float (&a)[4], const float* p) {
-  const float4 v = *reinterpret_cast<const float4*>(p);
-  a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
-}
-
-// The producer's loads of K-tiles [kb, ke) of the tile at (token0, w_row0 / w_row1), into the ring at `load`.
-// With `prefetch` (PDL, B static) the first stages' weights are loaded before the previous grid has finished.
-template <class Cfg>
-__device__ __forceinline__ void produce(const CUtensorMap* tmap_w, const CUtensorMap* tmap_x, typename Cfg::Elem* W,
-                                        typename Cfg::Elem* X, uint64_t* full_bar, uint64_t* empty_bar,
-                                        RingState& load, int token0, int w_row0, int w_row1, int kb, int ke,
-                                        bool prefetch) {
-  using T = typename Cfg::Elem;
-  constexpr int W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, N_TOK = Cfg::N_TOK;
-  auto load_w = [&](int kt, int st) {
-    T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-    tma_load_2d(w, tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-    tma_load_2d(w + HALF_ROWS * BLK_K, tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
-  };
-  auto load_x = [&](int kt, int st) {
-    tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tmap_x, kt * BLK_K, token0, &full_bar[st]);
-  };
-  int kt = kb;
-  if (prefetch) {
-    // The caller promised that B is not written by the work before us: fill the ring's weights while the
-    // previous kernel finishes, then wait for it before touching the tokens it may have produced.
-    const int pre = std::min(static_cast<int>(load.depth()), ke - kb);
-    for (int j = 0; j < pre; ++j) {
-      const int st = static_cast<int>((load.stage + j) % load.depth());
-      mbarrier_arrive_expect_tx(&full_bar[st], Cfg::kStageBytes);
-      load_w(kb + j, st);
-    }
-    cudaGridDependencySynchronize();
-    for (int j = 0; j < pre; ++j) load_x(kb + j, static_cast<int>((load.stage + j) % load.depth()));
-    load.advance(pre);
-    kt += pre;
-  }
-  for (; kt < ke; ++kt) {
-    mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-    mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
-    load_w(kt, static_cast<int>(load.stage));
-    load_x(kt, static_cast<int>(load.stage));
-    load.advance();
-  }
-}
-
-// Consumer warpgroup `wg` (weight rows [64·wg, +64) of the tile): acc = the sum over the ring's K-tiles [kb, ke)
-// (zeros for an empty range), each stage released once the wgmmas that read it are done.
-template <class Cfg>
-__device__ __forceinline__ void accumulate(float (&acc)[Cfg::N_TOK / 2], const typename Cfg::Elem* W,
-                                           const typename Cfg::Elem* X, uint64_t* full_bar, uint64_t* empty_bar,
-                                           RingState& read, int kb, int ke, int wg) {
-  using T = typename Cfg::Elem;
-  constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, NACC = Cfg::NACC;
-  // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
-  float accs[NACC][N_TOK / 2];
-  uint32_t prev_stage = 0;
-  for (int i = kb; i < ke; ++i) {
-    mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
-    sm90::wgmma_fence();
-    const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
-    const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
-#pragma unroll
-    for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-      sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
-                                   sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
-    sm90::wgmma_commit_group();
-    sm90::wgmma_wait_group<1>();
-    if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
-    prev_stage = read.stage;
-    read.advance();
-  }
-  sm90::wgmma_wait_group<0>();
-  if (ke > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
-#pragma unroll
-  for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
-#pragma unroll
-  for (int i = 0; i < N_TOK / 2; ++i) acc[i] = accs[0][i];
-#pragma unroll
-  for (int a = 1; a < NACC; ++a)
-#pragma unroll
-    for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
-  if (kb == ke)  // an empty K range (K < split·64) contributes zeros
-#pragma unroll
-    for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
-}
-
-// The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight row
-// 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into P (rows of kPartialStride floats).
-template <class Cfg>
-__device__ __forceinline__ void write_fragment(float* P, const float (&acc)[Cfg::N_TOK / 2], int wg) {
-  constexpr int S = Cfg::kPartialStride;
-  const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
-#pragma unroll
-  for (int j = 0; j < Cfg::N_TOK / 8; ++j)
-#pragma unroll
-    for (int v = 0; v < 4; ++v)
-      P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
-}
-
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads)
     small_m_kernel(const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ CUtensorMap tmap_x,
@@ -240,6 +112,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int token0 = static_cast<int>(blockIdx.x / split) * N_TOK;
   const int out_tile = args.half ? HALF_ROWS : W_ROWS;
   const int out0 = static_cast<int>(blockIdx.y) * out_tile;
+  const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
   const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
   const int kb = rank * k_tiles / split, ke = (rank + 1) * k_tiles / split;
 
@@ -255,18 +128,82 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
     if (threadIdx.x % 32 == 0) {
+      auto load_w = [&](int kt, int st) {
+        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+        tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+      };
+      auto load_x = [&](int kt, int st) {
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
+      };
       RingState load{static_cast<uint32_t>(stages)};
-      if (!args.b_prefetch) cudaGridDependencySynchronize();  // no global read before the previous grid is done
-      produce<Cfg>(&tmap_w, &tmap_x, W, X, full_bar, empty_bar, load, token0, out0,
-                   args.half ? args.half + out0 : out0 + HALF_ROWS, kb, ke, args.b_prefetch != 0);
+      int kt = kb;
+      if (args.b_prefetch) {
+        // The caller promised that B is not written by the work before us: fill the ring's weights while the
+        // previous kernel finishes, then wait for it before touching the tokens it may have produced.
+        const int pre = std::min(stages, ke - kb);
+        for (int j = 0; j < pre; ++j) {
+          mbarrier_arrive_expect_tx(&full_bar[j], Cfg::kStageBytes);
+          load_w(kb + j, j);
+        }
+        cudaGridDependencySynchronize();
+        for (int j = 0; j < pre; ++j) load_x(kb + j, j);
+        load.advance(pre);
+        kt += pre;
+      } else {
+        cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
+      }
+      for (; kt < ke; ++kt) {
+        mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
+        load_w(kt, static_cast<int>(load.stage));
+        load_x(kt, static_cast<int>(load.stage));
+        load.advance();
+      }
     }
   } else {  // consumer warpgroup `wg`: weight rows [64·wg, +64) of the tile
-    float acc[N_TOK / 2];
+    // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
+    constexpr int NACC = Cfg::NACC;
+    float accs[NACC][N_TOK / 2];
     RingState read{static_cast<uint32_t>(stages)};
-    accumulate<Cfg>(acc, W, X, full_bar, empty_bar, read, kb, ke, wg);
+    uint32_t prev_stage = 0;
+    for (int i = kb; i < ke; ++i) {
+      mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
+      sm90::wgmma_fence();
+      const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
+      const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
+#pragma unroll
+      for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
+                                     sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
+      sm90::wgmma_commit_group();
+      sm90::wgmma_wait_group<1>();
+      if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
+      prev_stage = read.stage;
+      read.advance();
+    }
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
+    float (&acc)[N_TOK / 2] = accs[0];
+#pragma unroll
+    for (int a = 1; a < NACC; ++a)
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
+    if (kb == ke)  // an empty K range (K < split·64) contributes zeros
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
     // Both consumers' wgmmas have read the ring before either overwrites it with partials.
     named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
-    write_fragment<Cfg>(reinterpret_cast<float*>(smem), acc, wg);  // into the (now idle) ring
+    // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
+    // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
+    float* P = reinterpret_cast<float*>(smem);
+    const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
+#pragma unroll
+    for (int j = 0; j < N_TOK / 8; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v)
+        P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
   cudaTriggerProgrammaticLaunchCompletion();
@@ -279,171 +216,52 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // cluster, in rank order, and writes them through the epilogue.
   const float* P = reinterpret_cast<const float*>(smem);
   const int groups = out_tile / 4;
-  const int items = std::min(N_TOK, args.M - token0) * groups;
+  const int rows = std::min(N_TOK, args.M - token0);
+  const int items = rows * groups;
   const int lo = rank * items / split, hi = (rank + 1) * items / split;
+  const int bytes = dtype_bytes(args.d);
   for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += Cfg::kThreads) {
     const int m = it / groups, c = 4 * (it % groups);
+    const int col = out0 + c;
+    const int valid = std::min(4, args.out_cols - col);
+    if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
     for (int q = 0; q < split; ++q) {
       const float* Pq = cluster.map_shared_rank(P, q) + m * S + c;
-      add4(a, Pq);
-      if (args.half) add4(u, Pq + HALF_ROWS);
+      const float4 v = *reinterpret_cast<const float4*>(Pq);
+      a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
+      if (args.half) {
+        const float4 g = *reinterpret_cast<const float4*>(Pq + HALF_ROWS);
+        u[0] += g.x, u[1] += g.y, u[2] += g.z, u[3] += g.w;
+      }
     }
-    write_group<T>(args, token0, out0, m, c, a, u);
+    const int64_t row = token0 + m;
+    float out[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      out[e] = args.half ? epilogue_swiglu(args.ep, args.d, a[e], u[e], row, col + e, args.half)
+                         : epilogue(args.ep, args.d, a[e], row, col + e);
+    const int64_t idx = row * args.ldd + col;
+    const bool vector =
+        valid == 4 && reinterpret_cast<uintptr_t>(static_cast<char*>(args.D) + idx * bytes) % (4 * bytes) == 0;
+    store4<T>(args.D, args.d, idx, out, valid, vector);
   }
   cluster.sync();  // no CTA leaves while another may still read its SMEM
 }
 
-// h14: the same tile and mainloop over a persistent grid whose CTAs (workers) take equal shares of all the
-// tiles' K-tiles (stream-K units, src/device/scheduler.hpp: StreamKScheduler with every tile split), so that
-// no SM streams more of B than another whatever the tile count. A worker walks its units in order, cut at tile
-// boundaries into pieces: a whole tile is written through the epilogue at once; a piece that starts mid-tile
-// (only a worker's first) is a partial, written to the workspace slot of its worker; the piece that holds a
-// tile's K-tile 0 (only a worker's last) owns the tile and keeps its sum in SMEM. After one grid barrier
-// (a cooperative launch), each owner adds its tile's partials in worker order (the same bits on every run) and
-// writes D. The partials are N_TOK × W_ROWS floats: a few KB at decode sizes.
-template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads)
-    small_m_sk_kernel(const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ CUtensorMap tmap_x,
-                      const Args args, const StreamKScheduler sched, float* __restrict__ partials, int diag_sync) {
-  using T = typename Cfg::Elem;
-  constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, S = Cfg::kPartialStride;
-  constexpr int kConsumerThreads = Cfg::CONSUMERS * kWarpgroupThreads;
-  extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = &align_smem<uint8_t>(smem_raw);
-  const int stages = args.stages;
-  T* const W = reinterpret_cast<T*>(smem);                                   // stages × (W_ROWS, BLK_K)
-  T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * Cfg::kWBytes);  // stages × (N_TOK, BLK_K)
-  float* const P = reinterpret_cast<float*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes);  // one tile
-  uint64_t* const full_bar =
-      reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes + Cfg::kPartialBytes);
-  uint64_t* const empty_bar = full_bar + stages;
-  const int worker = static_cast<int>(blockIdx.x);
-  const int token_tiles = (args.M + N_TOK - 1) / N_TOK;
-  const int out_tile = args.half ? HALF_ROWS : W_ROWS;
-  const int groups = out_tile / 4;
-  auto origin = [&](int tile, int& token0, int& out0) {  // tiles in order of their weight rows
-    token0 = tile % token_tiles * N_TOK;
-    out0 = tile / token_tiles * out_tile;
-  };
-  constexpr int kSlot = N_TOK * W_ROWS;  // floats of one partial in the workspace, token-major
-
-  int& owned_tile = *reinterpret_cast<int*>(empty_bar + stages);  // the tile whose sum stays in P, or -1
-  if (threadIdx.x == 0) {
-    for (int st = 0; st < stages; ++st) {
-      mbarrier_init(&full_bar[st], 1);
-      mbarrier_init(&empty_bar[st], Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
-    }
-    fence_barrier_init();
-    owned_tile = -1;
-  }
-  __syncthreads();
-
-  const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
-  if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA, piece after piece
-    if (threadIdx.x % 32 == 0) {
-      RingState load{static_cast<uint32_t>(stages)};
-      if (!args.b_prefetch) cudaGridDependencySynchronize();
-      StreamKScheduler::Cursor cur = sched.start(worker);
-      StreamKScheduler::Piece pc{};
-      bool first = true;
-      while (sched.next(cur, pc)) {
-        int token0 = 0, out0 = 0;
-        origin(pc.tile, token0, out0);
-        produce<Cfg>(&tmap_w, &tmap_x, W, X, full_bar, empty_bar, load, token0, out0,
-                     args.half ? args.half + out0 : out0 + HALF_ROWS, pc.k_begin, pc.k_end,
-                     first && args.b_prefetch != 0);
-        first = false;
-      }
-    }
-  } else {  // consumer warpgroup `wg`
-    cudaGridDependencySynchronize();  // C, the bias and D may belong to the previous kernel (a no-op without PDL)
-    RingState read{static_cast<uint32_t>(stages)};
-    StreamKScheduler::Cursor cur = sched.start(worker);
-    StreamKScheduler::Piece pc{};
-    while (sched.next(cur, pc)) {
-      float acc[N_TOK / 2];
-      accumulate<Cfg>(acc, W, X, full_bar, empty_bar, read, pc.k_begin, pc.k_end, wg);
-      int token0 = 0, out0 = 0;
-      origin(pc.tile, token0, out0);
-      named_barrier_sync(1, kConsumerThreads);  // the last piece's readers of P are done
-      write_fragment<Cfg>(P, acc, wg);
-      named_barrier_sync(1, kConsumerThreads);
-      const int rows = std::min(N_TOK, args.M - token0);
-      if (pc.whole(sched.k_tiles)) {
-        for (int it = static_cast<int>(threadIdx.x); it < rows * groups; it += kConsumerThreads) {
-          const int m = it / groups, c = 4 * (it % groups);
-          float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
-          add4(a, P + m * S + c);
-          if (args.half) add4(u, P + m * S + c + HALF_ROWS);
-          write_group<T>(args, token0, out0, m, c, a, u);
-        }
-      } else if (pc.k_begin == 0) {
-        if (threadIdx.x == 0) owned_tile = pc.tile;  // a worker's last piece: P holds it until after the barrier
-      } else {  // a worker's first piece: its partial goes to the worker's slot
-        float* slot = partials + static_cast<size_t>(worker) * kSlot;
-        for (int it = static_cast<int>(threadIdx.x); it < rows * (W_ROWS / 4); it += kConsumerThreads) {
-          const int m = it / (W_ROWS / 4), c = 4 * (it % (W_ROWS / 4));
-          *reinterpret_cast<float4*>(slot + m * W_ROWS + c) = *reinterpret_cast<const float4*>(P + m * S + c);
-        }
-      }
-    }
-  }
-  // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
-  cudaTriggerProgrammaticLaunchCompletion();
-  if (diag_sync) cg::this_grid().sync();
-  else __syncthreads();
-  if (false) cg::this_grid().sync();  // every partial is in the workspace (the barrier orders memory at grid scope)
-  cudaGridDependencySynchronize();  // for the producer warp's lanes too (long done: a no-op by now)
-  const int tile = owned_tile;
-  if (tile < 0) return;
-  int token0 = 0, out0 = 0;
-  origin(tile, token0, out0);
-  const int last = sched.last_contributor(worker, tile), rows = std::min(N_TOK, args.M - token0);
-  for (int it = static_cast<int>(threadIdx.x); it < rows * groups; it += Cfg::kThreads) {
-    const int m = it / groups, c = 4 * (it % groups);
-    float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
-    add4(a, P + m * S + c);
-    if (args.half) add4(u, P + m * S + c + HALF_ROWS);
-    for (int q = worker + 1; q <= last; ++q) {  // in worker order
-      const float* slot = partials + static_cast<size_t>(q) * kSlot + m * W_ROWS + c;
-      add4(a, slot);
-      if (args.half) add4(u, slot + HALF_ROWS);
-    }
-    write_group<T>(args, token0, out0, m, c, a, u);
-  }
-}
-
 // ── host side ────────────────────────────────────────────────────────────────────────────────────────
 inline constexpr size_t kSmemPerSm = 228 * 1024;  // H100/H200: 228 KB per SM, 1 KB of it reserved per CTA
-// h14's fix-up in the cost model: a partial of a few KB written, one grid barrier, the partials read back.
-inline constexpr double kStreamKFixupUs = 1.0;
-
-// How the K range is split: over a cluster (h12, h13), in stream-K units over a persistent grid (h14), or
-// whichever the busiest-SM model prefers (best).
-enum class Split { cluster, stream_k, any };
 
 struct Plan {
   int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
-  bool stream_k = false;  // h14's launch: `ctas` workers, each with an equal share of the tiles' K-tiles
-  double busiest = 0;     // the busiest SM's load, in tiles' bytes (the model's measure)
 };
-
-// The stream-K launch exists for the tiles of up to 64 tokens (decode); the 128-token tile keeps its cluster split.
-template <class Cfg>
-inline constexpr bool kStreamK = Cfg::N_TOK <= 64;
 
 template <class Cfg>
 const void* kernel_ptr() {
   return reinterpret_cast<const void*>(small_m_kernel<Cfg>);
-}
-template <class Cfg>
-const void* sk_kernel_ptr() {
-  if constexpr (kStreamK<Cfg>) return reinterpret_cast<const void*>(small_m_sk_kernel<Cfg>);
-  return nullptr;
 }
 
 // Calls f.template operator()<Cfg>() with the configuration that serves this problem's dtype and M.
@@ -471,7 +289,7 @@ void dispatch(const detail::Problem& p, F&& f) {
 // this SMEM) and at least 4 K-tiles per CTA, 1 when even the unsplit tiles take more than one wave; then any split
 // up to 8 that leaves the busiest SM less to read (`rebalance`, below).
 template <class Cfg>
-Plan make_plan(const detail::Problem& p, Split mode, const char* step_id) {
+Plan make_plan(const detail::Problem& p, const char* step_id) {
   const detail::Tuning& tune = detail::tuning();
   Plan pl;
   pl.consumers = Cfg::CONSUMERS;
@@ -565,91 +383,33 @@ Plan make_plan(const detail::Problem& p, Split mode, const char* step_id) {
   pl.ctas = pl.tiles * pl.split;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
   pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
-  pl.busiest = busiest(pl.split);
-  if constexpr (kStreamK<Cfg>) {
-    if (mode == Split::cluster || tune.stream_k == 0) return pl;
-    // h14: sms × cps workers (all resident: a cooperative launch), each with ceil(units / workers) K-tiles,
-    // the ring sized for cps CTAs an SM beside the partial tile. Two CTAs an SM by default (two stream better
-    // than one with a ring twice as deep: see above), one for the two-consumer tile.
-    const void* sk_kernel = sk_kernel_ptr<Cfg>();
-    detail::allow_dynamic_smem(sk_kernel, kSmemPerSm - 1024, step_id);
-    const int cps = tune.ctas_per_sm > 0 ? tune.ctas_per_sm : Cfg::CONSUMERS == 1 ? 2 : 1;
-    int stages = std::clamp(static_cast<int>((kSmemPerSm / cps - 2048 - Cfg::kPartialBytes - 16) / (Cfg::kStageBytes + 16)), 2, 32);
-    if (tune.stages > 0) stages = tune.stages;
-    const size_t smem = Cfg::sk_smem_bytes(stages);
-    const int64_t units = pl.tiles * k_tiles;
-    const int64_t resident = detail::max_active_clusters(sk_kernel, Cfg::kThreads, smem, 1);
-    const int64_t workers = std::min<int64_t>({int64_t{sms} * cps, resident, units});
-    if (workers < 1 || (mode == Split::any && workers < int64_t{sms} * cps)) return pl;
-    // Its busiest SM: cps workers of ceil(units / workers) K-tiles, plus the fix-up (a partial written and read
-    // back, one grid barrier: ~1 µs, counted here as kStreamKFixupUs of a tile's stream at 35 GB/s an SM).
-    const double tile_us = static_cast<double>(Cfg::W_ROWS) * p.K * sizeof(typename Cfg::Elem) / 35e3;
-    const double sk_busiest = static_cast<double>(cps * ((units + workers - 1) / workers)) / k_tiles +
-                              kStreamKFixupUs / tile_us;
-    if (mode == Split::any && tune.stream_k != 1 && sk_busiest >= 0.95 * pl.busiest) return pl;
-    pl.stream_k = true;
-    pl.split = 1;
-    pl.ctas_per_sm = cps;
-    pl.stages = stages;
-    pl.smem = smem;
-    pl.ctas = workers;
-    pl.resident = resident;
-    pl.busiest = sk_busiest;
-  }
   return pl;
 }
 
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, bool pdl, const char* step_id) {
   using T = typename Cfg::Elem;
+  const auto kernel = small_m_kernel<Cfg>;
+  if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K);
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0};
-  auto trace = [&](int grid) {
-    detail::trace_launch(step_id, grid, Cfg::kThreads, pl.smem, [&] {
-      return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) +
-             (pl.stream_k ? " stream-K " + std::to_string(pl.ctas) + " workers" : " split " + std::to_string(pl.split)) +
-             " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") + (args.b_prefetch ? " b-prefetch" : "") +
-             (std::is_same_v<T, __half> ? " f16" : " bf16");
-    });
-  };
-  if constexpr (kStreamK<Cfg>) {
-    if (pl.stream_k) {
-      const int k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
-      const auto sched = StreamKScheduler::all_units(static_cast<int>(pl.tiles), k_tiles, static_cast<int>(pl.ctas));
-      static const int diag = std::getenv("LADDER_SKDIAG") ? std::atoi(std::getenv("LADDER_SKDIAG")) : 0;
-      static float* persistent = nullptr;
-      const size_t bytes = static_cast<size_t>(pl.ctas) * Cfg::N_TOK * Cfg::W_ROWS * sizeof(float);
-      std::optional<detail::Workspace> ws;
-      float* part = nullptr;
-      if (diag & 1) {
-        if (!persistent) cudaMalloc(&persistent, 64 << 20);
-        part = persistent;
-      } else {
-        ws.emplace(bytes, stream, std::string(step_id) + " (stream-K partials)");
-        part = static_cast<float*>(ws->get());
-      }
-      detail::launch_kernel_ex(small_m_sk_kernel<Cfg>, dim3(static_cast<unsigned>(pl.ctas)), Cfg::kThreads, pl.smem,
-                               stream, {.pdl = pdl && !(diag & 8), .cooperative = !(diag & 2)}, step_id, tw, tx, args, sched,
-                               part, (diag & 4) ? 0 : 1);
-      return trace(static_cast<int>(pl.ctas));
-    }
-  }
-  const auto kernel = small_m_kernel<Cfg>;
-  if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
-  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, {.cluster_x = pl.split, .pdl = pdl}, step_id,
-                           tw, tx, args);
-  trace(static_cast<int>(grid.x * grid.y));
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, args);
+  detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
+    return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
+           std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
+           (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16");
+  });
 }
 
-inline Plan plan(const detail::Problem& p, Split mode, const char* step_id) {
+inline Plan plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
-  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, mode, step_id); });
+  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); });
   return pl;
 }
 
