@@ -68,7 +68,6 @@ struct Args {
   int out_cols;  // D's columns: N, or I with SwiGLU
   int half;      // SwiGLU: I (B's first up row); 0 otherwise
   int stages;    // ring depth
-  int ksub;      // 64-deep K sub-tiles a stage holds (each row's stage is ksub·128 contiguous bytes of B)
   void* D;
   int64_t ldd;
   DType d;
@@ -102,11 +101,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = &align_smem<uint8_t>(smem_raw);
   const int stages = args.stages;
-  const int ksub = args.ksub;
-  const uint32_t stage_bytes = ksub * Cfg::kStageBytes;
-  T* const W = reinterpret_cast<T*>(smem);  // stages × ksub × (W_ROWS, BLK_K)
-  T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * ksub * Cfg::kWBytes);  // × (N_TOK, BLK_K)
-  uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * stage_bytes);
+  T* const W = reinterpret_cast<T*>(smem);                                   // stages × (W_ROWS, BLK_K)
+  T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * Cfg::kWBytes);  // stages × (N_TOK, BLK_K)
+  uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes);
   uint64_t* const empty_bar = full_bar + stages;
   const cg::cluster_group cluster = cg::this_cluster();
   const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
@@ -116,7 +113,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int out_tile = args.half ? HALF_ROWS : W_ROWS;
   const int out0 = static_cast<int>(blockIdx.y) * out_tile;
   const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
-  const int k_tiles = (args.K + BLK_K * ksub - 1) / (BLK_K * ksub);  // in stages
+  const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
   const int kb = rank * k_tiles / split, ke = (rank + 1) * k_tiles / split;
 
   if (threadIdx.x == 0) {
@@ -132,16 +129,12 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
     if (threadIdx.x % 32 == 0) {
       auto load_w = [&](int kt, int st) {
-        for (int s = 0; s < ksub; ++s) {
-          T* w = W + (static_cast<size_t>(st) * ksub + s) * W_ROWS * BLK_K;
-          tma_load_2d(w, &tmap_w, (kt * ksub + s) * BLK_K, w_row0, &full_bar[st]);
-          tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, (kt * ksub + s) * BLK_K, w_row1, &full_bar[st]);
-        }
+        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+        tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
       };
       auto load_x = [&](int kt, int st) {
-        for (int s = 0; s < ksub; ++s)
-          tma_load_2d(X + (static_cast<size_t>(st) * ksub + s) * N_TOK * BLK_K, &tmap_x, (kt * ksub + s) * BLK_K, token0,
-                      &full_bar[st]);
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
       };
       RingState load{static_cast<uint32_t>(stages)};
       int kt = kb;
@@ -150,7 +143,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
         const int pre = std::min(stages, ke - kb);
         for (int j = 0; j < pre; ++j) {
-          mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
+          mbarrier_arrive_expect_tx(&full_bar[j], Cfg::kStageBytes);
           load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
@@ -162,7 +155,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       }
       for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
         load.advance();
@@ -177,16 +170,12 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     for (int i = kb; i < ke; ++i) {
       mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
       sm90::wgmma_fence();
-      for (int s = 0; s < ksub; ++s) {
-        const size_t sub = static_cast<size_t>(read.stage) * ksub + s;
-        const uint32_t w = sm90::smem_addr(W + (sub * W_ROWS + wg * WGMMA_M) * BLK_K);
-        const uint32_t x = sm90::smem_addr(X + sub * N_TOK * BLK_K);
+      const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
+      const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
 #pragma unroll
-        for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-          sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
-                                       sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2),
-                                       (i > kb || s > 0 || k >= NACC) ? 1 : 0);
-      }
+      for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
+                                     sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
       if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
@@ -264,7 +253,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 inline constexpr size_t kSmemPerSm = 228 * 1024;  // H100/H200: 228 KB per SM, 1 KB of it reserved per CTA
 
 struct Plan {
-  int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1, ksub = 1;
+  int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
@@ -308,24 +297,19 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
-  const int ksub = tune.ksub > 0 ? tune.ksub : 1;
-  const uint32_t stage_bytes = ksub * Cfg::kStageBytes;  // a stage: ksub 64-deep K sub-tiles
-  const int64_t k_tiles = (p.K + BLK_K * ksub - 1) / (BLK_K * ksub);  // in stages
-  const int min_stages = std::max<int>(2, (Cfg::kPartialBytes + stage_bytes - 1) / stage_bytes);
-  auto smem_bytes = [&](int stages) { return static_cast<size_t>(stages) * (stage_bytes + 16) + 1024; };
-  pl.ksub = ksub;
+  const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = kernel_ptr<Cfg>();
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
   // The ring depth, SMEM and split at `ctas_per_sm` CTAs an SM; the split is `split` if given, else the largest
   // power of two whose clusters are all resident at once.
   auto ring_for = [&](int ctas_per_sm) {  // the stages that fill an SM's SMEM shared by this many CTAs
-    return static_cast<int>((kSmemPerSm / ctas_per_sm - 2048) / (stage_bytes + 16));
+    return static_cast<int>((kSmemPerSm / ctas_per_sm - 2048) / (Cfg::kStageBytes + 16));
   };
   auto size_for = [&](int ctas_per_sm, int split = 0) {
     pl.ctas_per_sm = ctas_per_sm;
-    pl.stages = std::clamp(ring_for(ctas_per_sm), min_stages, 32);
-    if (tune.stages > 0) pl.stages = std::max(tune.stages, min_stages);
-    pl.smem = smem_bytes(pl.stages);
+    pl.stages = std::clamp(ring_for(ctas_per_sm), Cfg::min_stages(), 32);
+    if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
+    pl.smem = Cfg::smem_bytes(pl.stages);
     pl.split = 1;
     if (tune.split > 0 || split > 0) {
       pl.split = tune.split > 0 ? tune.split : split;
@@ -370,8 +354,8 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
       const int64_t per_sm = (pl.tiles * s + sms - 1) / sms;
       if (per_sm > 8 || busiest(s) >= best) continue;
       const int cps = static_cast<int>(std::max<int64_t>(min_cps, per_sm)), stages = ring_for(cps);
-      if (stages < std::max(min_ring, min_stages)) continue;
-      if (detail::max_active_clusters(kernel, Cfg::kThreads, smem_bytes(stages), s) < pl.tiles) continue;
+      if (stages < std::max(min_ring, Cfg::min_stages())) continue;
+      if (detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), s) < pl.tiles) continue;
       best = busiest(s), best_split = s, best_cps = cps;
     }
     if (best_split > 0) size_for(best_cps, best_split);
@@ -410,7 +394,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K);
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
-                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, pl.ksub, p.D, p.ldd, p.d, p.ep,
+                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),

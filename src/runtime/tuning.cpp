@@ -11,7 +11,7 @@ namespace {
 
 [[noreturn]] void bad(std::string_view spec, const std::string& why) {
   throw Error(LADDER_ERROR_INVALID_ARGUMENT, "bad tuning setting '" + std::string(spec) + "': " + why +
-                                                 " (keys: kernel=<name>, split=<1..16>, fixup=<K-tiles >= 0>, cps=<1..8>, stages=<2..32>, wg=<1..2>, ksub=<1..4>, trace=0|1)");
+                                                 " (keys: kernel=<name>, split=<1..16>, fixup=<K-tiles >= 0>, cps=<1..8>, stages=<2..32>, wg=<1..2>, trace=0|1)");
 }
 
 int parse_int(std::string_view spec, std::string_view v, int lo, int hi) {
@@ -54,8 +54,6 @@ Tuning parse_tuning(std::string_view spec) {
       t.stages = parse_int(spec, value, 2, 32);
     } else if (key == "wg") {
       t.consumers = parse_int(spec, value, 1, 2);
-    } else if (key == "ksub") {
-      t.ksub = parse_int(spec, value, 1, 4);
     } else if (key == "trace") {
       t.trace = parse_int(spec, value, 0, 1) == 1;
     } else {

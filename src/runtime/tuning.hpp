@@ -20,7 +20,6 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
-  int ksub = 0;         // small-M: 64-deep K sub-tiles per ring stage (0 = auto)
   bool trace = false;
 };
 
