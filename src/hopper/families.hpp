@@ -67,7 +67,7 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
   for (int n : {8, 16, 32, 64})
     if (M <= n) {
       n_tok = n;
-      if (n == 64 ? detail::tuning().consumers != 1 : detail::tuning().consumers == 2) consumers = 2;
+      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
       return;
     }
   consumers = 2;

@@ -271,15 +271,9 @@ void dispatch(const detail::Problem& p, F&& f) {
   tile_for(p.M, consumers, n_tok);
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8:
-        if (consumers == 2) return f.template operator()<Config<T, 2, 8>>();
-        return f.template operator()<Config<T, 1, 8>>();
-      case 16:
-        if (consumers == 2) return f.template operator()<Config<T, 2, 16>>();
-        return f.template operator()<Config<T, 1, 16>>();
-      case 32:
-        if (consumers == 2) return f.template operator()<Config<T, 2, 32>>();
-        return f.template operator()<Config<T, 1, 32>>();
+      case 8: return f.template operator()<Config<T, 1, 8>>();
+      case 16: return f.template operator()<Config<T, 1, 16>>();
+      case 32: return f.template operator()<Config<T, 1, 32>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
