@@ -32,14 +32,14 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 
 namespace {
 CUtensorMap encode(const void* base, int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows, uint32_t box_cols,
-                   CUtensorMapSwizzle swizzle) {
+                   CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};                             // bytes, rank-1 entries
   const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
   const CUresult r = encode_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void*>(base), dims, strides, box,
-                                 elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                 elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(LADDER_ERROR_CUDA, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
@@ -53,16 +53,16 @@ CUtensorMap encode(const void* base, int64_t rows, int64_t cols, int64_t ld, uin
 // freed and reallocated at the same address. The cache saves ~1 µs of host time per map on small problems,
 // where a launch takes ~10 µs. Bounded: it is cleared when full.
 CUtensorMap make_tensor_map_2d(const void* base, int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows,
-                               uint32_t box_cols, CUtensorMapSwizzle swizzle) {
-  using Key = std::tuple<const void*, int64_t, int64_t, int64_t, uint32_t, uint32_t, int>;
+                               uint32_t box_cols, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion) {
+  using Key = std::tuple<const void*, int64_t, int64_t, int64_t, uint32_t, uint32_t, int, int>;
   static std::mutex mu;
   static std::map<Key, CUtensorMap> cache;
-  const Key key{base, rows, cols, ld, box_rows, box_cols, static_cast<int>(swizzle)};
+  const Key key{base, rows, cols, ld, box_rows, box_cols, static_cast<int>(swizzle), static_cast<int>(promotion)};
   {
     std::lock_guard lock(mu);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  const CUtensorMap map = encode(base, rows, cols, ld, box_rows, box_cols, swizzle);
+  const CUtensorMap map = encode(base, rows, cols, ld, box_rows, box_cols, swizzle, promotion);
   std::lock_guard lock(mu);
   if (cache.size() >= 256) cache.clear();
   cache.emplace(key, map);

@@ -10,7 +10,9 @@ namespace ladder {
 // base 16-byte aligned. One TMA box is box_rows × box_cols; with SWIZZLE_128B, box_cols·2 must be 128 B
 // (64 fp16), the swizzle span. Out-of-bounds box elements read as zero: M, N and K tails cost nothing.
 // Throws ladder::Error when the driver rejects the map.
+// `promotion`: the L2 fill a TMA read of the map rounds its sectors up to.
 CUtensorMap make_tensor_map_2d(const void* base, int64_t rows, int64_t cols, int64_t ld, uint32_t box_rows,
-                               uint32_t box_cols, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B);
+                               uint32_t box_cols, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B,
+                               CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
 }  // namespace ladder

@@ -391,7 +391,12 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   using T = typename Cfg::Elem;
   const auto kernel = small_m_kernel<Cfg>;
   if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
-  const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K);
+  const int promo = detail::tuning().l2promo;
+  const CUtensorMapL2promotion promotion = promo == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                           : promo == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                           : promo == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                          : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,

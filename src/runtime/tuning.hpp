@@ -20,6 +20,7 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
+  int l2promo = 256;    // small-M: the weights' TMA L2 promotion in bytes (0, 64, 128, 256)
   bool trace = false;
 };
 
