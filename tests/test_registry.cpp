@@ -17,6 +17,7 @@
 #include "ladder/ladder.h"
 #include "ladder/ladder.hpp"
 #include "runtime/runtime.hpp"
+#include "runtime/tuning.hpp"
 #include "step.hpp"
 
 using namespace ladder;
@@ -301,4 +302,23 @@ TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
   EXPECT_EQ(v.worst_col, 77);
   EXPECT_GT(v.worst_ratio, 1.5);
   EXPECT_NE(v.detail().find("1 over"), std::string::npos) << v.detail();
+}
+
+// LADDER_TUNE: every key parses into its field; a bad key or value is an error, not a silent default.
+TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
+  const detail::Tuning t = detail::parse_tuning("kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,l2promo=128,trace=1");
+  EXPECT_EQ(t.kernel, "coop");
+  EXPECT_EQ(t.split, 4);
+  EXPECT_EQ(t.fixup, 3);
+  EXPECT_EQ(t.ctas_per_sm, 2);
+  EXPECT_EQ(t.stages, 8);
+  EXPECT_EQ(t.consumers, 1);
+  EXPECT_EQ(t.l2promo, 128);
+  EXPECT_TRUE(t.trace);
+  const detail::Tuning d = detail::parse_tuning("");
+  EXPECT_EQ(d.l2promo, -1);  // auto
+  EXPECT_EQ(d.split, 0);
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "stages=1", "foo=1", "split",
+                          "split=abc", "kernel="})
+    EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

@@ -391,7 +391,13 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   using T = typename Cfg::Elem;
   const auto kernel = small_m_kernel<Cfg>;
   if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
-  const int promo = detail::tuning().l2promo;
+  // The weights' L2 promotion: 128 B, one box row, for the tiles of up to 64 tokens. With 256 B (as the other
+  // families' maps) every 128-B row read also fills the row's next K-tile into L2: measured 2026-12-01
+  // (docs/results/dev/2026-12-01-s8-h14/promo-bench-e255492.csv, 36 decode layers at M = 1-64, interleaved), 128 B
+  // ran 2.0 % faster (geometric mean; 1x8192x28672 112.4 -> 108.4 us, 1x128256x4096 249 -> 242; worst
+  // 32x28672x8192 +2.8 %), 64 B and none the same as 128 B. ncu at 1x14336x4096: 27 % L2 hits at 69 % of DRAM
+  // peak with 256 B, where cuBLAS's kernel has 1.5 % at 77 %. The 128-token tile keeps 256 B (not measured).
+  const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = promo == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
                                            : promo == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
                                            : promo == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
