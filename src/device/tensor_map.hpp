@@ -15,4 +15,12 @@ CUtensorMap make_tensor_map_2d(const void* base, int64_t rows, int64_t cols, int
                                uint32_t box_cols, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B,
                                CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
+// The promotion of `bytes` (0, 64, 128 or 256) as the driver's enum.
+inline CUtensorMapL2promotion l2_promotion(int bytes) {
+  return bytes == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+         : bytes == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+         : bytes == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                        : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 }  // namespace ladder

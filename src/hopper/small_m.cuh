@@ -398,10 +398,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // 32x28672x8192 +2.8 %), 64 B and none the same as 128 B. ncu at 1x14336x4096: 27 % L2 hits at 69 % of DRAM
   // peak with 256 B, where cuBLAS's kernel has 1.5 % at 77 %. The 128-token tile keeps 256 B (not measured).
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
-  const CUtensorMapL2promotion promotion = promo == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-                                           : promo == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-                                           : promo == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                                                          : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  const CUtensorMapL2promotion promotion = l2_promotion(promo);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
