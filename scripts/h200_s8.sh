@@ -42,6 +42,12 @@ for s in ${SECTIONS:-promo-check promo-bench}; do
       T 500 "$B/ladder" bench --steps best --shapes "$(shapes "128 256 512"),256x8192x8192,1536x1536x4096,2560x2560x2560,1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096,8192x28672x8192" \
         --tune "${TUNES:-;l2promo=128;l2promo=0}" --target-ms ${TMS:-30} --warmup-ms 10 --csv "$OUT/promo-tiles.csv" > "$L/promo-tiles.log" 2>&1
       summary "$OUT/promo-tiles.csv" ;;
+    evict)  # the weights' loads with an L2 evict-first hint (l2evict=1), at the default promotion and with none
+      LADDER_TUNE=l2evict=1 T 200 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode-evict.log" 2>&1
+      echo "l2evict=1: decode $(tail -1 "$L/check-decode-evict.log")"
+      T 500 "$B/ladder" bench --steps best --shapes "$(shapes "${MS:-1 16 32 64}")" \
+        --tune "${TUNES:-;l2evict=1;l2evict=1,l2promo=0}" --target-ms ${TMS:-30} --warmup-ms 10 --csv "$OUT/evict-bench.csv" > "$L/evict-bench.log" 2>&1
+      summary "$OUT/evict-bench.csv" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"

@@ -15,6 +15,25 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* m
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map, coords, bar);
 }
 
+// An L2 eviction policy for a stream read once (PTX ISA 9.7.9.17 createpolicy): evict these lines first.
+__device__ __forceinline__ uint64_t l2_evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// tma_load_2d with an L2 cache hint (`policy` from createpolicy). CCCL's cuda::ptx has no .L2::cache_hint form of
+// the tensor load, hence the inline PTX (PTX ISA 9.7.9.25.5.2).
+__device__ __forceinline__ void tma_load_2d_hint(void* smem_dst, const CUtensorMap* map, int32_t col, int32_t row,
+                                                 uint64_t* bar, uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem_dst))),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row),
+      "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "l"(policy)
+      : "memory");
+}
+
 // Loads the same box into the SMEM of every CTA in `cta_mask` (same offsets); each CTA's `bar` gets the tx-bytes.
 __device__ __forceinline__ void tma_load_2d_multicast(void* smem_dst, const CUtensorMap* map, int32_t col, int32_t row,
                                                       uint64_t* bar, uint16_t cta_mask) {

@@ -73,6 +73,7 @@ struct Args {
   DType d;
   EpilogueParams ep;
   int b_prefetch;  // PDL: the first stages' weights load before the previous kernel has finished
+  int l2evict;     // the weights' loads carry an L2 evict-first hint
 };
 
 template <class T>
@@ -128,10 +129,16 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
     if (threadIdx.x % 32 == 0) {
+      const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-        tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+        if (args.l2evict) {
+          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
+          tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+        } else {
+          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+          tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+        }
       };
       auto load_x = [&](int kt, int st) {
         tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
@@ -403,7 +410,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0};
+                  pdl && p.b_static ? 1 : 0, detail::tuning().l2evict};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));

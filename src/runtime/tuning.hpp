@@ -21,6 +21,7 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
+  int l2evict = 0;      // small-M: 1 = the weights' TMA loads hint L2 evict-first
   int l2promo = -1;     // small-M: the weights' TMA L2 promotion in bytes (0, 64, 128, 256); -1 = auto
   bool trace = false;
 };
