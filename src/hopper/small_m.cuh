@@ -393,6 +393,17 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   return pl;
 }
 
+// The weights' loads hint L2 evict-first (they are read once) where B is at least 24 MiB, for the tiles of up to 64
+// tokens: measured 2026-12-01 (docs/results/dev/2026-12-01-s8-decode/evict-bench-debc81a.csv, 36 decode layers at
+// M = 1-64 with the 128-B promotion, interleaved), 0.982x the time over the 28 layers of >= 24 MiB (1x8192x28672
+// 111.8 -> 111.2 us, 16x128256x4096 255.2 -> 249.4, 64x4096x14336 38.3 -> 36.8; worst 64x128256x4096 +1.5 %), and
+// mixed on the 1024-row layers of 8-16 MiB (0.94-1.03x). LADDER_TUNE l2evict=0|1 overrides.
+template <class Cfg>
+bool l2_evict_first(const detail::Problem& p) {
+  if (detail::tuning().l2evict >= 0) return detail::tuning().l2evict == 1;
+  return Cfg::N_TOK <= 64 && p.N * p.K * int64_t{sizeof(typename Cfg::Elem)} >= (int64_t{24} << 20);
+}
+
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, bool pdl, const char* step_id) {
   using T = typename Cfg::Elem;
@@ -410,7 +421,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, detail::tuning().l2evict};
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));

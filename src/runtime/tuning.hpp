@@ -4,7 +4,8 @@
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
 //                                           wg=<consumer warpgroups at 33-64 tokens>,
-//                                           l2promo=<small-M weights' TMA L2 promotion: 0, 64, 128, 256 bytes>
+//                                           l2promo=<small-M weights' TMA L2 promotion: 0, 64, 128, 256 bytes>,
+//                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
@@ -21,14 +22,14 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
-  int l2evict = 0;      // small-M: 1 = the weights' TMA loads hint L2 evict-first
+  int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int l2promo = -1;     // small-M: the weights' TMA L2 promotion in bytes (0, 64, 128, 256); -1 = auto
   bool trace = false;
 };
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, l2promo, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
