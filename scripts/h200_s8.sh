@@ -48,6 +48,10 @@ for s in ${SECTIONS:-promo-check promo-bench}; do
       T 500 "$B/ladder" bench --steps best --shapes "$(shapes "${MS:-1 16 32 64}")" \
         --tune "${TUNES:-;l2evict=1;l2evict=1,l2promo=0}" --target-ms ${TMS:-30} --warmup-ms 10 --csv "$OUT/evict-bench.csv" > "$L/evict-bench.log" 2>&1
       summary "$OUT/evict-bench.csv" ;;
+    evict128)  # the same hint forced on the 128-token tile (M = 65-512 where best runs small-M)
+      T 300 "$B/ladder" bench --steps best --shapes "$(shapes "128 256 512")" \
+        --tune "${TUNES:-;l2evict=1;l2evict=1,l2promo=128}" --target-ms ${TMS:-30} --warmup-ms 10 --csv "$OUT/evict128-bench.csv" > "$L/evict128-bench.log" 2>&1
+      summary "$OUT/evict128-bench.csv" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
