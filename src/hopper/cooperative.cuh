@@ -249,7 +249,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   constexpr int kClusterSize = Cfg::CLUSTER_M;
   const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
-  const CUtensorMapL2promotion promo = l2_promotion(detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : 256);
+  const CUtensorMapL2promotion promo = tile_operand_promotion();
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap td = TMA_STORE ? make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64) : ta;  // unused if not

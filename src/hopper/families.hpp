@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "device/tensor_map.hpp"
 #include "runtime/tuning.hpp"
 #include "step.hpp"
 
@@ -27,6 +28,12 @@ inline std::string require_tma_store(const detail::Problem& p) {
     return "C (beta != 0) needs ldc % 8 == 0 and a 16-byte aligned base: it is read by TMA loads (step 'best' takes any C)";
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
   return {};
+}
+
+// The L2 promotion of the tile kernels' A and B maps: 256 B unless LADDER_TUNE l2promo sets it (128 B measured no
+// better there, within the drift of compute-bound runs: docs/notes.md, "Eighth session").
+inline CUtensorMapL2promotion tile_operand_promotion() {
+  return l2_promotion(detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : 256);
 }
 
 // Both consumers on one 128 × TILE_N tile, a 2×1 cluster multicasting B (h08's mainloop); h09's TMA-store

@@ -205,7 +205,7 @@ ClusterMaps cluster_maps(const detail::Problem& p) {
   const int64_t cluster_rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
   const int64_t cluster_cols = int64_t{Cfg::CLUSTER_N} * (p.ep.swiglu ? Cfg::TILE_N / 2 : Cfg::TILE_N);
   const CUtensorMap d = make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64);
-  const CUtensorMapL2promotion promo = l2_promotion(detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : 256);
+  const CUtensorMapL2promotion promo = tile_operand_promotion();
   return {make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::A_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo),
           make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo), d, c_map(p, d),
           ((p.M + cluster_rows - 1) / cluster_rows) * ((p.out_cols() + cluster_cols - 1) / cluster_cols)};

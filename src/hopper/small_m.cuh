@@ -7,7 +7,8 @@
 //     tokens its N side (m64nN_TOKk16, N_TOK = 8…128): no MMA row is padding, only token columns are;
 //   • the K range is split over the CTAs of a cluster, so every SM streams a share of B whatever N is;
 //   • the TMA ring fills the SMEM a CTA can have (its depth is a launch parameter), so each SM keeps
-//     as many bytes in flight as it can hold;
+//     as many bytes in flight as it can hold; the weights, read once, come with 128-B L2 promotion and, for
+//     large matrices, an evict-first hint (launch_cfg: measured, docs/notes.md "Eighth session");
 //   • the partial tiles are summed across the cluster through distributed shared memory, in rank order
 //     (the same bits on every run), and the sum goes through the fused epilogue to D in one store.
 //     No workspace, no second kernel (cuBLAS's split-K adds a 3.4 µs reduce kernel at these shapes).
@@ -411,10 +412,11 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
   // The weights' L2 promotion: 128 B, one box row, for the tiles of up to 64 tokens. With 256 B (as the other
   // families' maps) every 128-B row read also fills the row's next K-tile into L2: measured 2026-12-01
-  // (docs/results/dev/2026-12-01-s8-h14/promo-bench-e255492.csv, 36 decode layers at M = 1-64, interleaved), 128 B
+  // (docs/results/dev/2026-12-01-s8-decode/promo-bench-e255492.csv, 36 decode layers at M = 1-64, interleaved), 128 B
   // ran 2.0 % faster (geometric mean; 1x8192x28672 112.4 -> 108.4 us, 1x128256x4096 249 -> 242; worst
   // 32x28672x8192 +2.8 %), 64 B and none the same as 128 B. ncu at 1x14336x4096: 27 % L2 hits at 69 % of DRAM
-  // peak with 256 B, where cuBLAS's kernel has 1.5 % at 77 %. The 128-token tile keeps 256 B (not measured).
+  // peak with 256 B, where cuBLAS's kernel has 1.5 % at 77 %. The 128-token tile keeps 256 B (128 B was mixed there:
+  // promo-tiles-d8124a7.csv).
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);

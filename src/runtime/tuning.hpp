@@ -4,7 +4,7 @@
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
 //                                           wg=<consumer warpgroups at 33-64 tokens>,
-//                                           l2promo=<small-M weights' TMA L2 promotion: 0, 64, 128, 256 bytes>,
+//                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
@@ -23,7 +23,8 @@ struct Tuning {
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
-  int l2promo = -1;     // small-M: the weights' TMA L2 promotion in bytes (0, 64, 128, 256); -1 = auto
+  int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
+                        // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
 };
 
