@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # Seventh session's first call: what each fused epilogue costs (per family), and the decode grid.
 set -uo pipefail
-B=${LADDER_BUILD:-build/release}
-OUT=${OUT:-/tmp/ladder-out}
-L=$OUT/logs; mkdir -p "$L"
-export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1
-export LADDER_COMMIT=$(sed -n 's/.*LADDER_GIT_COMMIT "\(.*\)".*/\1/p' "$B/generated/ladder_version.hpp" 2>/dev/null)
-T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
+source "$(dirname "$0")/h200_env.sh"
 for s in ${SECTIONS:-epi grid}; do
   echo "== $s $(date -u +%T)"
   case $s in

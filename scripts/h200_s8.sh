@@ -4,27 +4,7 @@
 # l2promo=128, and the decode layers at M = 1, 16, 32, 64 under 256 (default) / 128 / 64 / none.
 # promo-tiles: the same for the other families' maps. (The session's h14, ksub and wg=2 sections are in the history at dc855c1, 28265cf and 33a11e3.)
 set -uo pipefail
-B=${LADDER_BUILD:-build/release}
-OUT=${OUT:-/tmp/ladder-out}
-L=$OUT/logs; mkdir -p "$L"
-export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1
-export LADDER_COMMIT=$(sed -n 's/.*LADDER_GIT_COMMIT "\(.*\)".*/\1/p' "$B/generated/ladder_version.hpp" 2>/dev/null)
-T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
-echo "commit $LADDER_COMMIT" >> "$L/gpu.txt"
-LAYERS=${LAYERS:-"4096x4096 1024x4096 14336x4096 4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672"}
-shapes() { local s=""; for m in $1; do for l in $LAYERS; do s="$s,${m}x$l"; done; done; echo "${s#,}"; }
-summary() {
-  python3 - "$1" <<'P'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-by = {}
-for r in rows: by.setdefault((int(r['m']), int(r['n']), int(r['k'])), []).append(r)
-for key, rs in by.items():
-    cells = " ".join(f"{(r['tune'] or 'auto')}={float(r['median_ms'] or 'nan')*1e3:.1f}" for r in rs)
-    print(f"{key[0]:>3}x{key[1]:>6}x{key[2]:>5} cublas={float(rs[0]['cublas_median_ms'] or 'nan')*1e3:.1f} floor={float(rs[0]['floor_ms'] or 'nan')*1e3:.1f} {cells}")
-P
-}
+source "$(dirname "$0")/h200_env.sh"
 for s in ${SECTIONS:-promo-check promo-bench}; do
   echo "== $s $(date -u +%T)"
   case $s in

@@ -3,12 +3,7 @@
 # the decode/few-tile benchmarks with the same-run read floor, a split sweep, sanitizers. Binaries come prebuilt
 # (carried build/release). Logs and CSVs go to $OUT (tarred: at most 8 files come back).
 set -uo pipefail
-B=${LADDER_BUILD:-build/release}
-OUT=${OUT:-/tmp/ladder-out}
-L=$OUT/logs; mkdir -p "$L"
-export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1
-T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
+source "$(dirname "$0")/h200_env.sh"
 uname -r >> "$L/gpu.txt"; (compute-sanitizer --version | tail -1; ncu --version | tail -1) >> "$L/gpu.txt" 2>&1
 SECTIONS=${SECTIONS:-"tests check v2 bench sweep sanitize"}
 for s in $SECTIONS; do

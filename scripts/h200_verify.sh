@@ -8,14 +8,7 @@
 #   epi:    the torch-op benchmark per kernel family (KERNELS), without torch.compile
 #   sanitize: compute-sanitizer memcheck / racecheck / synccheck on the new kernels
 set -uo pipefail
-B=${LADDER_BUILD:-build/release}
-OUT=${OUT:-/tmp/ladder-out}
-L=$OUT/logs; mkdir -p "$L"
-export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1 PYTHONUNBUFFERED=1
-export LADDER_COMMIT=$(sed -n 's/.*LADDER_GIT_COMMIT "\(.*\)".*/\1/p' "$B/generated/ladder_version.hpp" 2>/dev/null)
-T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return 0; }
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
-echo "commit $LADDER_COMMIT" >> "$L/gpu.txt"
+source "$(dirname "$0")/h200_env.sh"
 for s in ${SECTIONS:-verify bench}; do
   echo "== $s $(date -u +%T)"
   case $s in

@@ -1,0 +1,25 @@
+# Sourced by the h200_* device scripts: the build, $OUT and its logs folder, the library's environment, the commit
+# stamp, T (a command under a timeout, failures listed in logs/failures.txt), the GPU's state, and the decode layers.
+B=${LADDER_BUILD:-build/release}
+OUT=${OUT:-/tmp/ladder-out}
+L=$OUT/logs; mkdir -p "$L"
+export LD_LIBRARY_PATH=$PWD/$B:${LD_LIBRARY_PATH:-} LADDER_LIBRARY=$PWD/$B/libladder.so CI=1 PYTHONUNBUFFERED=1
+export LADDER_COMMIT=$(sed -n 's/.*LADDER_GIT_COMMIT "\(.*\)".*/\1/p' "$B/generated/ladder_version.hpp" 2>/dev/null)
+# T returns the command's status (the scripts run without set -e: a failure is logged and the next command runs).
+T() { local s=$1; shift; timeout "$s" "$@"; local rc=$?; [ $rc -ne 0 ] && echo "!! rc=$rc: $*" | tee -a "$L/failures.txt"; return $rc; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > "$L/gpu.txt" 2>&1
+echo "commit $LADDER_COMMIT" >> "$L/gpu.txt"
+LAYERS=${LAYERS:-"4096x4096 1024x4096 14336x4096 4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672"}
+shapes() { local s=""; for m in $1; do for l in $LAYERS; do s="$s,${m}x$l"; done; done; echo "${s#,}"; }
+# One line a shape: cuBLAS, the floor and every candidate's median (µs) of a `ladder bench --tune` CSV.
+summary() {
+  python3 - "$@" <<'P'
+import csv, sys
+by = {}
+for path in sys.argv[1:]:
+    for r in csv.DictReader(open(path)): by.setdefault((int(r['m']), int(r['n']), int(r['k'])), []).append(r)
+for key, rs in by.items():
+    cells = " ".join(f"{(r['tune'] or 'auto')}={float(r['median_ms'] or 'nan')*1e3:.1f}" for r in rs)
+    print(f"{key[0]:>3}x{key[1]:>6}x{key[2]:>5} cublas={float(rs[0]['cublas_median_ms'] or 'nan')*1e3:.1f} floor={float(rs[0]['floor_ms'] or 'nan')*1e3:.1f} {cells}")
+P
+}
