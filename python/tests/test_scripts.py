@@ -262,3 +262,23 @@ def test_llama_model_dry_run(tmp_path, torch_or_skip, impl):
         assert value[("compile", variant, "graph_breaks")] == 0
         assert value[("compile", variant, "compiled_vs_eager_rel_err")] < 1e-2
     assert "ladder.patch: 9 nn.Linear replaced" in data["meta"]["patch_ladder_fused_bfloat16"]
+
+
+def test_sass_compare_reports_same_differing_and_missing_kernels(monkeypatch, capsys):
+    import sass_compare
+    builds = {
+        "old": {"k<A, 1>": ["IMAD R1, R2, R3", "@P0 BRA 0x40", "EXIT"], "k<B, 1>": ["MOV R1, R2", "EXIT"],
+                "k<C, 1>": ["EXIT"]},
+        "new": {"k<A, 1, false>": ["IMAD R1, R2, R3", "@P0 BRA 0x40", "EXIT"],
+                "k<B, 1, false>": ["MOV R1, R2", "@!P3 BRA 0x80", "EXIT"], "k<A, 1, true>": ["EXIT"]},
+    }
+    monkeypatch.setattr(sass_compare, "kernels", lambda binary, pattern: builds[binary])
+    assert sass_compare.main(["old", "new", "--kernel", "k", "--rename", ", 1>=, 1, false>"]) == 1
+    out = capsys.readouterr().out
+    assert "same          3 instructions  k<A, 1>" in out
+    assert "differs       2 -> 3 instructions  k<B, 1>  opcodes {'@!P3 BRA': 1}" in out
+    assert "missing  k<C, 1, false>" in out
+    assert "1 of 3 the same; 3 matching kernels in the new build" in out
+    builds["new"]["k<B, 1, false>"] = ["MOV R1, R2", "EXIT"]
+    builds["new"]["k<C, 1, false>"] = ["EXIT"]
+    assert sass_compare.main(["old", "new", "--kernel", "k", "--rename", ", 1>=, 1, false>"]) == 0
