@@ -3,6 +3,7 @@
 
 What needs a GPU (libladder itself, streams, CUDA graphs, inductor on CUDA) is in test_gpu_ops.py.
 """
+import dataclasses
 import re
 
 import pytest
@@ -323,3 +324,28 @@ def test_direct_path_is_off_while_torch_jit_traces_and_options_are_typed():
         ladder.swiglu(x, w, out_dtype="float32")
     with pytest.raises(TypeError):
         ladder.gemm(x, w, step=3)
+
+
+def test_check_call_keeps_passing_verdicts_by_metadata_only():
+    from ladder import _launch
+    _launch._CHECKED.clear()
+    x, w = torch.randn(4, 3, 64, dtype=torch.float16), torch.randn(32, 64, dtype=torch.float16)
+    first = _launch.check_call(torch, x, w)
+    assert _launch.check_call(torch, torch.randn(4, 3, 64, dtype=torch.float16), w) is first  # other data: same call
+    wide = torch.randn(4, 3, 96, dtype=torch.float16)[..., :64]  # other strides: checked again (lda 96)
+    assert _launch.check_call(torch, wide, w).lda == 96 and first.lda == 64
+    with pytest.raises(TypeError, match="same dtype"):  # a failing call is never kept: it fails every time
+        _launch.check_call(torch, x, w.to(torch.bfloat16))
+    with pytest.raises(TypeError, match="same dtype"):
+        _launch.check_call(torch, x, w.to(torch.bfloat16))
+    assert _launch.check_call(torch, x, w, activation="relu").activation != first.activation
+    bias = torch.zeros(32, dtype=torch.float32)
+    assert _launch.check_call(torch, x, w, bias).has_bias and not first.has_bias
+    # a zero alpha is checked afresh each time (0.0 == -0.0, but the sign of a zero product is in D's bits)
+    kept = len(_launch._CHECKED)
+    assert _launch.check_call(torch, x, w, alpha=-0.0).alpha == 0.0 and len(_launch._CHECKED) == kept
+    with pytest.raises(dataclasses.FrozenInstanceError):  # one Call serves many calls: it cannot change
+        first.m = 7
+    for i in range(_launch._CHECKED_MAX + 1):  # bounded
+        _launch.check_call(torch, torch.empty(1 + i, 64, dtype=torch.float16), w)
+    assert len(_launch._CHECKED) <= _launch._CHECKED_MAX
