@@ -140,6 +140,7 @@ class Call:
 # product is in D's bits).
 _CHECKED: dict = {}
 _CHECKED_MAX = 4096
+_NUMBERS = (float, int, bool)
 
 
 def _meta(t):
@@ -156,13 +157,14 @@ def check_call(torch, x, weight, bias=None, activation: str = "none", residual=N
     ``out``: write into this tensor (its layout must be one matrix); ``accumulate``: add beta·out to it.
     """
     key = None
-    if alpha != 0 and beta != 0:
+    # Only plain numbers as alpha and beta (1+0j == 1.0 hashes alike but is no float; a tensor would hash by identity).
+    if type(alpha) in _NUMBERS and type(beta) in _NUMBERS and alpha != 0 and beta != 0:
         try:
             key = (_meta(x), _meta(weight), _meta(bias), activation, _meta(residual), alpha, beta, out_dtype, step,
                    swiglu, _meta(out), accumulate, strict_2d, names)
             call = _CHECKED.get(key)
-        except (AttributeError, TypeError):  # not tensors, symbolic sizes, unhashable options: checked below
-            key = call = None
+        except (AttributeError, TypeError, RuntimeError):  # not tensors, symbolic sizes, no strides (sparse,
+            key = call = None                                # nested), unhashable options: checked below
         if call is not None:
             return call
     call = _check_call(torch, x, weight, bias, activation, residual, alpha, beta, out_dtype, step, swiglu=swiglu,

@@ -344,6 +344,12 @@ def test_check_call_keeps_passing_verdicts_by_metadata_only():
     # a zero alpha is checked afresh each time (0.0 == -0.0, but the sign of a zero product is in D's bits)
     kept = len(_launch._CHECKED)
     assert _launch.check_call(torch, x, w, alpha=-0.0).alpha == 0.0 and len(_launch._CHECKED) == kept
+    with pytest.raises(TypeError):  # a complex alpha equals 1.0 and hashes alike, but is no float: still rejected
+        _launch.check_call(torch, x, w, alpha=1 + 0j)
+    assert len(_launch._CHECKED) == kept
+    sparse = torch.randn(4, 64).to_sparse_csr()  # no strides: the key cannot be built, the checks say what is wrong
+    with pytest.raises(TypeError, match="float16 or torch.bfloat16"):
+        _launch.check_call(torch, sparse, w)
     with pytest.raises(dataclasses.FrozenInstanceError):  # one Call serves many calls: it cannot change
         first.m = 7
     for i in range(_launch._CHECKED_MAX + 1):  # bounded

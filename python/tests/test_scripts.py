@@ -272,7 +272,8 @@ def test_sass_compare_reports_same_differing_and_missing_kernels(monkeypatch, ca
         "new": {"k<A, 1, false>": ["IMAD R1, R2, R3", "@P0 BRA 0x40", "EXIT"],
                 "k<B, 1, false>": ["MOV R1, R2", "@!P3 BRA 0x80", "EXIT"], "k<A, 1, true>": ["EXIT"]},
     }
-    monkeypatch.setattr(sass_compare, "kernels", lambda binary, pattern: builds[binary])
+    monkeypatch.setattr(sass_compare, "kernels",
+                        lambda binary, pattern: {name: [ins] for name, ins in builds[binary].items()})
     assert sass_compare.main(["old", "new", "--kernel", "k", "--rename", ", 1>=, 1, false>"]) == 1
     out = capsys.readouterr().out
     assert "same          3 instructions  k<A, 1>" in out
@@ -282,3 +283,15 @@ def test_sass_compare_reports_same_differing_and_missing_kernels(monkeypatch, ca
     builds["new"]["k<B, 1, false>"] = ["MOV R1, R2", "EXIT"]
     builds["new"]["k<C, 1, false>"] = ["EXIT"]
     assert sass_compare.main(["old", "new", "--kernel", "k", "--rename", ", 1>=, 1, false>"]) == 0
+    # a name in several cubins is compared copy by copy
+    monkeypatch.setattr(sass_compare, "kernels", lambda binary, pattern: {
+        "k<A>": [["EXIT"], ["NOP", "EXIT"]] if binary == "old" else [["EXIT"], ["EXIT"]]})
+    assert sass_compare.main(["old", "new", "--kernel", "k"]) == 1
+    assert "differs       2 -> 1 instructions  k<A> (copy 2 of 2)" in capsys.readouterr().out
+    # the tool failing is not a difference
+    def broken(binary, pattern):
+        raise sass_compare.ToolError("cuobjdump not found on PATH")
+    monkeypatch.setattr(sass_compare, "kernels", broken)
+    assert sass_compare.main(["old", "new", "--kernel", "k"]) == 2
+    with pytest.raises(SystemExit):
+        sass_compare.main(["old", "new", "--kernel", "k", "--rename", "no-equals-sign"])
