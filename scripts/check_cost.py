@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 
-def per_call_us(fn, calls=20000, rounds=7):
-    for _ in range(1000):
+def per_call_us(fn, calls, rounds=7):
+    for _ in range(min(calls, 1000)):
         fn()
     samples = []
     for _ in range(rounds):
@@ -36,6 +36,7 @@ def per_call_us(fn, calls=20000, rounds=7):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--calls", type=int, default=20000, help="calls a round (7 rounds, the median)")
     args = ap.parse_args(argv)
     import torch
     from ladder import _launch
@@ -61,8 +62,8 @@ def main(argv=None) -> int:
     for name, (bias, act, res, sw) in cases.items():
         checks = per_call_us(lambda: _launch._check_call(torch, x, w, bias, act, res, 1.0, 1.0, None, None, swiglu=sw,
                                                          out=None, accumulate=False, strict_2d=False,
-                                                         names=("x", "weight")))
-        kept = per_call_us(lambda: _launch.check_call(torch, x, w, bias, act, res, swiglu=sw))
+                                                         names=("x", "weight")), args.calls)
+        kept = per_call_us(lambda: _launch.check_call(torch, x, w, bias, act, res, swiglu=sw), args.calls)
         rows.append(dict(case=name, checks_us=f"{checks:.2f}", kept_us=f"{kept:.2f}", commit=commit, date=date,
                          machine=machine))
         print(f"{name:20s} checks {checks:.2f} us, kept verdict {kept:.2f} us")
