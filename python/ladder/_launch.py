@@ -135,7 +135,7 @@ class Call:
 
 # check_call's verdicts, by all it reads of its arguments: each tensor's type, dtype, device, shape and strides (never
 # its data or address), and the options. A model makes the same few calls over and over: a kept verdict costs
-# 1.2-1.9 µs a call where the checks cost 8.1-11.4 (a CPU without a GPU, 2026-12-01:
+# 1.1-1.8 µs a call where the checks cost 7.8-11.0 (a CPU without a GPU, 2026-12-01:
 # docs/results/dev/2026-12-01-s9-host/check-cost.csv). Only passing calls are kept, so a wrong call raises every time. A zero alpha or beta is not cached (0.0 == -0.0, and the sign of a zero
 # product is in D's bits).
 _CHECKED: dict = {}

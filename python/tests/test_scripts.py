@@ -302,6 +302,6 @@ def test_check_cost_writes_its_csv(tmp_path, torch_or_skip):
     out = tmp_path / "check-cost.csv"
     assert check_cost.main(["--out", str(out), "--calls", "20"]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0] == "case,checks_us,kept_us,commit,date,machine"
+    assert rows[0] == "case,checks_us,kept_us,commit,date,host,torch,python"
     assert [r.split(",")[0] for r in rows[1:]] == ["plain", "bias+gelu+residual", "swiglu"]
     assert all(float(r.split(",")[1]) > 0 and float(r.split(",")[2]) > 0 for r in rows[1:])
