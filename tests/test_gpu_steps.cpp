@@ -191,6 +191,38 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
   detail::set_tuning(saved);
 }
 
+// A tuning that cannot run (a ring deeper than the SMEM holds) is refused with a clear
+// error before anything launches: D keeps its poison, and the next call with the model's plan runs.
+TEST(SmallM, TuningThatCannotRunIsRefusedBeforeLaunch) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h12 " << why;
+  const detail::Tuning saved = detail::tuning();
+  const int64_t M = 128, N = 4096, K = 4096;
+  harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
+  harness::fill_random(A.get(), A.size(), 31, nullptr);
+  harness::fill_random(B.get(), B.size(), 32, nullptr);
+  for (const char* spec : {"cps=1,stages=8", "stages=32"}) {
+    detail::set_tuning(detail::parse_tuning(spec));
+    harness::fill_poison(D.get(), D.size(), nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    try {
+      gemm(A.get(), B.get(), D.get(), M, N, K, "h12", nullptr);
+      ADD_FAILURE() << spec << ": ran";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << spec << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("LADDER_TUNE"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << spec;
+    std::vector<__half> d(M * N);
+    cudaMemcpy(d.data(), D.get(), d.size() * 2, cudaMemcpyDeviceToHost);
+    EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](__half h) { return __hisnan(h); })) << spec << ": D was written";
+  }
+  detail::set_tuning(saved);
+  const harness::CheckResult r = harness::check_step("h12", M, N, K, 33);
+  EXPECT_EQ(r.status, harness::Status::pass) << r.reason;
+}
+
 // A step built for another architecture is refused with a clear error and launches nothing.
 TEST(Device, OtherArchitectureIsRefused) {
   const detail::DeviceInfo dev = detail::current_device();

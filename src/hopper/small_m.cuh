@@ -318,6 +318,11 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     pl.stages = std::clamp(ring_for(ctas_per_sm), Cfg::min_stages(), 32);
     if (tune.stages > 0) pl.stages = std::max(tune.stages, Cfg::min_stages());
     pl.smem = Cfg::smem_bytes(pl.stages);
+    if (pl.smem > kSmemPerSm - 1024)  // only a tuned depth can get here: refuse it before anything launches
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+                  std::string(step_id) + ": LADDER_TUNE stages=" + std::to_string(tune.stages) + " needs " +
+                      std::to_string(pl.smem / 1024) + " KB of SMEM for the " + std::to_string(Cfg::W_ROWS) + "x" +
+                      std::to_string(Cfg::N_TOK) + " tile; at most " + std::to_string(ring_for(1)) + " stages fit");
     pl.split = 1;
     if (tune.split > 0 || split > 0) {
       pl.split = tune.split > 0 ? tune.split : split;
@@ -391,6 +396,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.ctas = pl.tiles * pl.split;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
   pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
+  if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE split=" + std::to_string(pl.split) +
+                                                   " with " + std::to_string(pl.stages) + " stages: no cluster fits");
   return pl;
 }
 
