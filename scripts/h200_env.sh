@@ -23,3 +23,14 @@ for key, rs in by.items():
     print(f"{key[0]:>3}x{key[1]:>6}x{key[2]:>5} cublas={float(rs[0]['cublas_median_ms'] or 'nan')*1e3:.1f} floor={float(rs[0]['floor_ms'] or 'nan')*1e3:.1f} {cells}")
 P
 }
+# ab <name> <shapes> <candidates "a;b;…">: `ladder bench --tune` over the shapes in two rounds, the second in reverse
+# candidate order (CSVs in logs/csv/<name>-{1,2}.csv), then the summary (logs/<name>-summary.txt).
+ab() {
+  local rev=$(echo "$3" | tr ';' '\n' | tac | paste -sd';') r
+  mkdir -p "$L/csv"
+  for r in 1 2; do
+    T 250 "$B/ladder" bench --steps best --shapes "$2" --tune "$([ $r = 1 ] && echo "$3" || echo "$rev")" \
+      --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
+  done
+  summary "$L/csv/$1-1.csv" "$L/csv/$1-2.csv" | tee "$L/$1-summary.txt"
+}

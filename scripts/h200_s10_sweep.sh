@@ -5,13 +5,7 @@
 # depth, the split. Two rounds, the second in reverse order. Same build and carry as h200_s9.sh.
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
-mkdir -p "$L/csv"
-run() {  # run <name> <M list> <candidates>
-  local rev=$(echo "$3" | tr ';' '\n' | tac | paste -sd';')
-  T 250 "$B/ladder" bench --steps best --shapes "$(shapes "$2")" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-1.csv" > "$L/$1-1.log" 2>&1
-  T 250 "$B/ladder" bench --steps best --shapes "$(shapes "$2")" --tune "$rev" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-2.csv" > "$L/$1-2.log" 2>&1
-  summary "$L/csv/$1-1.csv" "$L/csv/$1-2.csv" | tee "$L/$1-summary.txt"
-}
+run() { ab "$1" "$(shapes "$2")" "$3"; }  # run <name> <M list> <candidates>
 [ "${GROUPS_:-}" = probe ] || for g in ${GROUPS_:-m64 m128}; do
   echo "== $g $(date -u +%T)"
   case $g in
