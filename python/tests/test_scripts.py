@@ -264,6 +264,22 @@ def test_llama_model_dry_run(tmp_path, torch_or_skip, impl):
     assert "ladder.patch: 9 nn.Linear replaced" in data["meta"]["patch_ladder_fused_bfloat16"]
 
 
+def test_compile_profile_dry_run(tmp_path, torch_or_skip):
+    import compile_profile
+    out = tmp_path / "cp.json"
+    assert compile_profile.main(["--dry-run", "--impl", "mini", "--out", str(out), "--reps", "2", "--top", "3"]) == 0
+    data = json.loads(out.read_text())
+    rows = {r["variant"]: r for r in data["rows"]}
+    assert rows.keys() == {"torch_eager", "torch_compiled", "ladder_eager", "ladder_compiled"}
+    for r in rows.values():
+        assert r["gpu_ms"] > 0 and r["host_ms"] > 0 and len(r["top"]) == 3
+    # the patched model's linears run as ladder's op, eagerly and inside the compiled graph
+    for variant in ("ladder_eager", "ladder_compiled"):
+        assert any(t["name"] == "ladder::linear" for t in rows[variant]["top"]), rows[variant]["top"]
+    assert not any(t["name"].startswith("ladder::") for t in rows["torch_eager"]["top"])
+    assert "nn.Linear replaced" in data["meta"]["patch"]
+
+
 def test_sass_compare_reports_same_differing_and_missing_kernels(monkeypatch, capsys):
     import sass_compare
     builds = {

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Eleventh session's plan (written without a GPU; nothing here has run yet). Three questions, one call each:
+#   GROUPS_=tma      the TMA stream's ceiling (build/release/ladder_tma_probe, tools/tma_probe.cu): what the small-M
+#                    producer streams, with no MMA, against variants of box shape, bytes a row a stage, issue order,
+#                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it
+#   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's plan)
+#   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py)
+# Carry: build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+P=$B/ladder_tma_probe
+probe() {  # probe <name> <N> <K> <tokens> <configs>
+  T 120 "$P" --n "$2" --k "$3" --tokens "$4" --configs "$5" --out "$L/csv/probe-$1.csv" > "$L/probe-$1.log" 2>&1
+  cat "$L/probe-$1.log"
+}
+mkdir -p "$L/csv"
+for g in ${GROUPS_:-tma}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    tma)
+      # 64 tokens, 14336x4096: ours is 112 CTAs of 128 weight rows x 64 tokens, 9 stages, promo 128, evict-first.
+      o="R=128,XR=64,S=9,promo=128,evict=1"
+      probe t64 14336 4096 64 "$o;$o,evict=0;R=128,XR=0,S=9,promo=128,evict=1;R=128,BR=128,XR=64,S=9,promo=128,evict=1;\
+R=128,SC=128,XR=64,S=4,promo=128,evict=1;R=128,SC=128,order=1,XR=64,S=4,promo=128,evict=1;R=128,SC=256,XR=64,S=2,promo=128,evict=1;\
+$o,burst=2;$o,burst=4;$o,lanes=4;$o,delay=300;R=128,XR=64,S=4,promo=128,evict=1;R=128,BC=32,SC=64,XR=64,S=9,promo=128,evict=1;\
+$o,linear=1,BR=128;R=128,XR=0,S=9,promo=128,evict=1,linear=1,BR=128;R=128,XR=64,S=9,promo=256,evict=1;R=128,XR=64,S=9,promo=0,evict=1;\
+R=64,XR=64,S=6,promo=128,evict=1;R=128,XR=64,S=4,split=2,promo=128,evict=1;R=128,XR=64,S=4,split=2,cluster=1,promo=128,evict=1;\
+R=256,BR=128,XR=64,S=5,promo=128,evict=1"
+      # 128 tokens: ours is split 2 (a cluster), 3 stages of 128x128, two CTAs an SM, promo 256.
+      o="R=128,XR=128,S=3,split=2,cluster=1,promo=256"
+      probe t128 14336 4096 128 "$o;$o,XR=0;R=128,XR=128,S=6,promo=256;R=128,XR=0,S=6,promo=256;$o,promo=128;$o,evict=1;\
+$o,BR=128;$o,lanes=4;R=128,XR=128,S=6,promo=256,linear=1,BR=128;R=128,SC=128,XR=128,S=3,promo=256"
+      # 1-16 tokens, the same matrix: ours is 224 CTAs of 64 rows x 8 tokens, 12 stages, two an SM.
+      o="R=64,XR=8,S=12,promo=128,evict=1"
+      probe t8 14336 4096 8 "$o;$o,XR=0;$o,linear=1;R=64,XR=8,S=24,promo=128,evict=1;R=64,BR=64,SC=128,XR=8,S=6,promo=128,evict=1;\
+R=128,XR=8,S=12,promo=128,evict=1;$o,lanes=2;$o,burst=2;$o,evict=0"
+      # The narrow layers (the lowest share of the floor at M <= 16): ours is split 4 at 25 stages, 64 CTAs.
+      for k in 4096 8192; do
+        probe narrow-$k 1024 $k 8 "R=64,XR=8,S=25,split=4,cluster=1,promo=128;R=64,XR=8,S=25,split=4,promo=128;\
+R=64,XR=8,S=12,split=8,cluster=1,promo=128;R=64,XR=8,S=8,split=16,cluster=1,promo=128;R=64,XR=8,S=4,split=16,cluster=1,promo=128;\
+R=64,XR=8,S=6,split=16,cluster=1,promo=128;R=64,XR=8,S=8,split=16,promo=128;R=64,XR=0,S=8,split=16,promo=128"
+      done
+      # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
+      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" "" ;;
+    narrow)
+      LAYERS="1024x4096 1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192" shapes "1 2 4 8 16")" ";cps=1"
+      for s in 1x1024x8192 16x1024x8192 16x1024x14336; do
+        LADDER_TUNE=trace=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 "small-M" | sed "s/^/$s: /"
+      done
+      T 300 "$B/ladder" check --steps best --shapes "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192 1000x8191" shapes "1 3 8 13 16")" \
+        > "$L/check-narrow.log" 2>&1; tail -3 "$L/check-narrow.log" ;;
+    compile)
+      PYTHONPATH=$PWD/python:$PWD/scripts T 500 python3 scripts/compile_profile.py --out "$L/csv/compile-profile.json" \
+        > "$L/compile-profile.log" 2>&1; tail -60 "$L/compile-profile.log" ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
