@@ -8,6 +8,8 @@ end), so the time per call is whichever is longer: the host path or the kernel. 
   torch.ops.ladder.linear       the custom op: dispatch, argument checks, output allocation, the launch below
   _launch.launch                the checked call's descriptor and the ctypes call into libladder
   ladder_gemm_v2                a prebuilt descriptor straight into the C ABI (the C++ host path and the launch)
+  ... (grad)                    F.linear, ladder.linear (its autograd.Function path) and the custom op (custom_op's
+                                autograd) with a weight that requires grad, in grad mode
 then a cProfile of the op's calls (top functions by own time).
 
     python3 scripts/host_overhead.py --out /tmp/host.csv
@@ -24,6 +26,11 @@ import time
 from pathlib import Path
 
 import torch_timing as tt
+
+
+def _with_grad(torch, fn):
+    with torch.inference_mode(False), torch.enable_grad():
+        return fn()
 
 
 def main(argv=None) -> int:
@@ -54,14 +61,22 @@ def main(argv=None) -> int:
             stream = torch.cuda.current_stream().cuda_stream
             desc = _launch.descriptor(call, x, w, out)
             ref = ctypes.byref(desc)
+            with torch.inference_mode(False):  # tensors autograd may save (inference tensors cannot be)
+                xg, wg = x.clone(), w.clone().requires_grad_()
             fns = {
                 "F.linear": lambda: F.linear(x, w),
                 "ladder.linear": lambda: ladder.linear(x, w),
                 "torch.ops.ladder.linear": lambda: torch.ops.ladder.linear(x, w),
                 "_launch.launch": lambda: _launch.launch(call, x, w, out, stream=stream),
                 "ladder_gemm_v2": lambda: lib.ladder_gemm_v2(ref, ctypes.c_void_p(stream)),
+                # grad mode, a weight that requires grad: autograd records each call (inference mode is left for these)
+                "F.linear (grad)": lambda: F.linear(xg, wg),
+                "ladder.linear (grad)": lambda: ladder.linear(xg, wg),
+                "torch.ops.ladder.linear (grad)": lambda: torch.ops.ladder.linear(xg, wg),
             }
             for name, fn in fns.items():
+                if name.endswith("(grad)"):
+                    fn = (lambda f=fn: _with_grad(torch, f))
                 for _ in range(50):
                     fn()
                 torch.cuda.synchronize()

@@ -68,7 +68,7 @@ class Linear(torch.nn.Linear):
                     if torch.get_autocast_dtype(device_type) != weight.dtype:
                         return self._torch_forward(input, residual)
                     input = input.to(weight.dtype)
-            op = ops._linear_cuda if ops._direct(input, weight, self.bias, residual) else torch.ops.ladder.linear
+            op = ops._linear_entry(input, weight, self.bias, residual)
             return op(input, weight, self.bias, self.activation, residual, 1.0, 1.0, None, None)
         return self._torch_forward(input, residual)
 
@@ -126,7 +126,7 @@ class SwiGLU(torch.nn.Module):
         if p.weight.dtype not in _HALF:
             gate, up = F.linear(x, p.weight, p.bias).chunk(2, dim=-1)
             return self.down_proj(F.silu(gate) * up, residual)
-        op = ops._swiglu_cuda if ops._direct(x, p.weight, p.bias) else torch.ops.ladder.swiglu
+        op = ops._swiglu_entry(x, p.weight, p.bias)
         h = op(x, p.weight, p.bias, None, 1.0, 1.0, None, None)
         return self.down_proj(h, residual)
 

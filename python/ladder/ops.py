@@ -56,20 +56,37 @@ def _new_out(call: _launch.Call, x: Tensor) -> Tensor:
 _PLAIN = (torch.Tensor, torch.nn.Parameter)  # a Parameter dispatches as a plain tensor
 
 
-def _direct(*tensors) -> bool:
-    """True where the Python functions and ladder.nn may run an op's CUDA implementation themselves: what
-    torch.ops.ladder.* would do, without the dispatcher and custom_op's wrappers around it (measured on the H200,
-    2026-12-01: 68 µs of host time a call through torch.ops.ladder.linear, of which the launch is 23 µs; F.linear
-    19 µs; docs/results/dev/2026-12-01-s7-host/). Only for plain CUDA tensors with no autograd to record, and
-    never while something must see the op: torch.compile tracing, a dispatch or function mode, functorch."""
+_OP, _DIRECT, _AUTOGRAD = 0, 1, 2
+
+
+def _path(*tensors) -> int:
+    """How the Python functions and ladder.nn run an op on these tensors:
+
+    _DIRECT    the op's CUDA implementation itself: what torch.ops.ladder.* would do, without the dispatcher and
+               custom_op's wrappers around it (measured on the H200, 2026-12-01: 68 µs of host time a call through
+               torch.ops.ladder.linear, of which the launch is 23 µs; F.linear 19 µs; docs/results/dev/2026-12-01-s7-host/);
+               plain CUDA tensors, nothing for autograd to record;
+    _AUTOGRAD  the same implementation inside an autograd.Function with the op's own formulas (_LinearFunction ...):
+               plain CUDA tensors of which one requires grad, in grad mode (custom_op's autograd wrapper costs
+               ~25 µs a call more than an autograd.Function on this project's CPU machine: docs/notes.md);
+    _OP        torch.ops.ladder.*, wherever something must see the op: torch.compile tracing, a dispatch or
+               function mode, functorch, torch.jit.trace, a tensor subclass, a tensor not on a GPU.
+    """
     if (torch.compiler.is_compiling() or torch._C._get_tracing_state() or torch._C._len_torch_dispatch_stack() or
             torch._C._is_torch_function_mode_enabled() or torch._C._are_functorch_transforms_active()):
-        return False  # (torch.jit.trace records only what goes through the dispatcher)
-    grad = torch.is_grad_enabled()
+        return _OP  # (torch.jit.trace records only what goes through the dispatcher)
+    grad, record = torch.is_grad_enabled(), False
     for t in tensors:
-        if t is not None and (type(t) not in _PLAIN or not t.is_cuda or (grad and t.requires_grad)):
-            return False
-    return True
+        if t is not None:
+            if type(t) not in _PLAIN or not t.is_cuda:
+                return _OP
+            record = record or (grad and t.requires_grad)
+    return _AUTOGRAD if record else _DIRECT
+
+
+def _direct(*tensors) -> bool:
+    """True where _path chooses the op's CUDA implementation with nothing for autograd to record."""
+    return _path(*tensors) == _DIRECT
 
 
 # ---- ladder::gemm ---------------------------------------------------------------------------------------------
@@ -278,6 +295,59 @@ _swiglu.register_autograd(_backward_linear,
                           setup_context=lambda ctx, inputs, output: _setup_linear(ctx, inputs, output, True))
 
 
+class _LinearFunction(torch.autograd.Function):
+    """ladder::linear with its autograd formula, on the _AUTOGRAD path: the same implementation, setup and
+    backward as the op's registration above, without the dispatcher."""
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        out = _linear_cuda(*inputs)
+        _setup_linear(ctx, inputs, out, False)
+        return out
+
+    backward = staticmethod(_backward_linear)
+
+
+class _SwigluFunction(torch.autograd.Function):
+    """ladder::swiglu with its autograd formula, on the _AUTOGRAD path."""
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        out = _swiglu_cuda(*inputs)
+        _setup_linear(ctx, inputs, out, True)
+        return out
+
+    backward = staticmethod(_backward_linear)
+
+
+class _GemmFunction(torch.autograd.Function):
+    """ladder::gemm with its autograd formula, on the _AUTOGRAD path."""
+
+    @staticmethod
+    def forward(ctx, *inputs):
+        out = _gemm_cuda(*inputs)
+        _setup_gemm(ctx, inputs, out)
+        return out
+
+    backward = staticmethod(_backward_gemm)
+
+
+def _linear_entry(*tensors):
+    """What runs ladder::linear on these tensors (x, weight, bias, residual): see _path."""
+    path = _path(*tensors)
+    return _linear_cuda if path == _DIRECT else _LinearFunction.apply if path == _AUTOGRAD else torch.ops.ladder.linear
+
+
+def _swiglu_entry(*tensors):
+    path = _path(*tensors)
+    return _swiglu_cuda if path == _DIRECT else _SwigluFunction.apply if path == _AUTOGRAD else torch.ops.ladder.swiglu
+
+
+def _gemm_entry(*tensors):
+    path = _path(*tensors)
+    return _gemm_cuda if path == _DIRECT else _GemmFunction.apply if path == _AUTOGRAD else torch.ops.ladder.gemm
+
+
 # ---- The Python functions (keyword options, out=) -------------------------------------------------------------
 
 def _tensor(t, name):
@@ -300,7 +370,7 @@ def gemm(a: Tensor, b: Tensor, out: Optional[Tensor] = None, step: Optional[str]
     _tensor(b, "b")
     _options(step=step)
     if out is None:
-        return _gemm_cuda(a, b, step) if _direct(a, b) else torch.ops.ladder.gemm(a, b, step)
+        return _gemm_entry(a, b)(a, b, step)
     _tensor(out, "out")
     if _direct(a, b, out):
         _gemm_out_cuda(a, b, out, step)
@@ -327,7 +397,7 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, activati
     if out is None:
         if accumulate:
             raise ValueError("accumulate adds beta·out to the product: it needs out=")
-        op = _linear_cuda if _direct(x, weight, bias, residual) else torch.ops.ladder.linear
+        op = _linear_entry(x, weight, bias, residual)
         return op(x, weight, bias, activation, residual, float(alpha), float(beta), out_dtype, step)
     _tensor(out, "out")
     if out_dtype is not None and out_dtype != out.dtype:
@@ -351,7 +421,7 @@ def swiglu(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, *, residual
     _tensor(x, "x")
     _tensor(weight, "weight")
     _options(out_dtype=out_dtype, step=step)
-    op = _swiglu_cuda if _direct(x, weight, bias, residual) else torch.ops.ladder.swiglu
+    op = _swiglu_entry(x, weight, bias, residual)
     return op(x, weight, bias, residual, float(alpha), float(beta), out_dtype, step)
 
 

@@ -283,6 +283,17 @@ def test_direct_path_matches_the_op_and_modes_still_see_the_op():
     ladder.linear(x, w, out=d)  # direct: bumps out's version as the op's mutates_args would
     assert d._version > version and torch.equal(d, ladder.linear(x, w))
     w.requires_grad_(True)
-    assert not ladder.ops._direct(x, w)  # autograd must record the op
-    y = ladder.linear(x, w)
-    assert y.grad_fn is not None
+    assert not ladder.ops._direct(x, w)  # autograd must record it: the op's formulas in an autograd.Function
+    assert ladder.ops._path(x, w) == ladder.ops._AUTOGRAD
+    y, y_op = ladder.linear(x, w, b, activation="gelu"), torch.ops.ladder.linear(x, w, b, "gelu")
+    assert type(y.grad_fn).__name__ == "_LinearFunctionBackward" and torch.equal(y, y_op)
+    g = rand(64, 512, seed=5)
+    assert torch.equal(torch.autograd.grad(y, w, g)[0], torch.autograd.grad(y_op, w, g)[0])
+    h, h_op = ladder.swiglu(x, w), torch.ops.ladder.swiglu(x, w)
+    assert type(h.grad_fn).__name__ == "_SwigluFunctionBackward" and torch.equal(h, h_op)
+    g = rand(64, 256, seed=6)
+    assert torch.equal(torch.autograd.grad(h, w, g)[0], torch.autograd.grad(h_op, w, g)[0])
+    layer = ladder.nn.Linear(256, 512, device="cuda", dtype=torch.float16)
+    assert type(layer(x).grad_fn).__name__ == "_LinearFunctionBackward"  # Parameters require grad by default
+    with torch.no_grad():
+        assert layer(x).grad_fn is None

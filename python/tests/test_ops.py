@@ -209,6 +209,48 @@ def test_gemm_gradients():
     assert rel_err(ah.grad, a.grad) < 2e-3 and rel_err(bh.grad, b.grad) < 2e-3
 
 
+@pytest.mark.parametrize("case", ["linear", "linear_epilogue", "swiglu", "gemm"])
+@pytest.mark.parametrize("needs", ["all", "weight", "x"])
+def test_the_autograd_function_path_records_what_the_op_records(monkeypatch, case, needs):
+    """ops._*Function (the Python functions' path for CUDA tensors with gradients to record) against
+    torch.ops.ladder.* with custom_op's autograd, here with the CPU kernel in place of the CUDA launch: the same
+    output and the same gradient of every input, whichever inputs require grad."""
+    monkeypatch.setattr(ops, "_linear_cuda", ops._linear_cpu)
+    monkeypatch.setattr(ops, "_swiglu_cuda", ops._swiglu_cpu)
+    monkeypatch.setattr(ops, "_gemm_cuda", ops._gemm_cpu)
+    x, w, b = rand(2, 3, 32), rand(24, 32, seed=1), rand(24, dtype=torch.float32, seed=2)
+    r = rand(2, 3, 12 if case == "swiglu" else 24, seed=3)
+    if case == "gemm":
+        fn, op, args = ops._GemmFunction, torch.ops.ladder.gemm, [x[0], w, None]
+    elif case == "swiglu":
+        fn, op, args = ops._SwigluFunction, torch.ops.ladder.swiglu, [x, w, b, r, 0.5, 2.0, None, None]
+    elif case == "linear":
+        fn, op, args = ops._LinearFunction, torch.ops.ladder.linear, [x, w, None, "none", None, 1.0, 1.0, None, None]
+    else:
+        fn, op, args = ops._LinearFunction, torch.ops.ladder.linear, [x, w, b, "gelu_tanh", r, 0.5, 2.0, None, None]
+    tensors = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    grad_of = {"all": tensors, "weight": [1], "x": [0]}[needs]
+    results = []
+    for impl in (fn.apply, op):
+        inputs = [a.detach().clone().requires_grad_(i in grad_of) if i in tensors else a for i, a in enumerate(args)]
+        out = impl(*inputs)
+        grads = torch.autograd.grad((out.float() * rand(*out.shape, dtype=torch.float32, seed=9)).sum(),
+                                    [inputs[i] for i in grad_of])
+        results.append((out, grads))
+    (out_fn, grads_fn), (out_op, grads_op) = results
+    assert torch.equal(out_fn, out_op)
+    for i, g_fn, g_op in zip(grad_of, grads_fn, grads_op):
+        assert g_fn.dtype == g_op.dtype and torch.equal(g_fn, g_op), f"input {i}"
+
+
+def test_only_cuda_tensors_take_the_autograd_function_path():
+    w = torch.randn(4, 8, requires_grad=True)
+    assert ops._path(w) == ops._OP  # CPU: the op (its CPU kernel, custom_op's autograd)
+    assert ops._linear_entry(torch.randn(2, 8), w) is torch.ops.ladder.linear
+    assert ops._swiglu_entry(torch.randn(2, 8), w) is torch.ops.ladder.swiglu
+    assert ops._gemm_entry(torch.randn(2, 8), w) is torch.ops.ladder.gemm
+
+
 # ---- torch.compile ------------------------------------------------------------------------------------------------
 
 def mlp_block(x, w_gate_up, w_down, bias):
