@@ -10,7 +10,7 @@ the same implementation, the op's CPU kernel (the fp32 torch reference) on small
   function      ops._*Function.apply, with the CUDA implementation swapped for the CPU kernel
   custom_op     torch.ops.ladder.* on CPU tensors: the dispatcher, custom_op's autograd, the CPU kernel
 
-Median of 7 rounds; a CSV with the commit, date and host.
+Medians of 15 interleaved rounds; a CSV with the commit, date and host.
 
     python3 scripts/autograd_cost.py --out docs/results/dev/2026-12-01-s11-host/autograd-cost.csv
 """
@@ -21,13 +21,32 @@ import sys
 from pathlib import Path
 
 import torch_timing as tt
-from check_cost import cpu_name, per_call_us
+import statistics
+import time
+
+from check_cost import cpu_name
+
+
+def interleaved_us(fns: dict, calls: int, rounds: int = 15) -> dict:
+    """Median µs a call of each function, the rounds interleaved (one round of each in turn: drift on a shared
+    machine falls on all of them alike)."""
+    for f in fns.values():
+        for _ in range(min(calls, 500)):
+            f()
+    samples = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f()
+            samples[k].append((time.perf_counter() - t0) / calls * 1e6)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--calls", type=int, default=3000, help="calls a round")
+    ap.add_argument("--calls", type=int, default=2000, help="calls a round")
     args = ap.parse_args(argv)
     import torch
     from ladder import ops
@@ -58,8 +77,8 @@ def main(argv=None) -> int:
             g1 = torch.autograd.grad(fn.apply(*a).float().sum(), a[1])[0]
             g2 = torch.autograd.grad(op(*a).float().sum(), a[1])[0]
             assert torch.equal(g1, g2), name
-            t = {k: per_call_us(f, args.calls) for k, f in
-                 (("impl", lambda: impl(*plain)), ("function", lambda: fn.apply(*a)), ("custom_op", lambda: op(*a)))}
+            t = interleaved_us({"impl": lambda: impl(*plain), "function": lambda: fn.apply(*a),
+                                "custom_op": lambda: op(*a)}, args.calls)
             rows.append(dict(case=name, impl_us=round(t["impl"], 2), function_us=round(t["function"], 2),
                              custom_op_us=round(t["custom_op"], 2),
                              saved_us=round(t["custom_op"] - t["function"], 2), commit=meta["commit"],
