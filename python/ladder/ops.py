@@ -67,8 +67,9 @@ def _path(*tensors) -> int:
                torch.ops.ladder.linear, of which the launch is 23 µs; F.linear 19 µs; docs/results/dev/2026-12-01-s7-host/);
                plain CUDA tensors, nothing for autograd to record;
     _AUTOGRAD  the same implementation inside an autograd.Function with the op's own formulas (_LinearFunction ...):
-               plain CUDA tensors of which one requires grad, in grad mode (custom_op's autograd wrapper costs
-               ~25 µs a call more than an autograd.Function on this project's CPU machine: docs/notes.md);
+               plain CUDA tensors of which one requires grad, in grad mode (custom_op's autograd wrapper cost
+               11-37 µs a call more than an autograd.Function on a CPU machine, 2026-12-01, the same implementation
+               in both: scripts/autograd_cost.py, docs/results/dev/2026-12-01-s11-host/; not yet timed on the H200);
     _OP        torch.ops.ladder.*, wherever something must see the op: torch.compile tracing, a dispatch or
                function mode, functorch, torch.jit.trace, a tensor subclass, a tensor not on a GPU.
     """
