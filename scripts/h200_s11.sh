@@ -4,7 +4,9 @@
 #                    producer streams, with no MMA, against variants of box shape, bytes a row a stage, issue order,
 #                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it
 #   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's plan)
-#   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py)
+#   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py), and the host
+#                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
+#   GROUPS_=epilogue where the ping-pong's bias epilogue costs ~4.2 k cycles a tile (issue 12): per-SASS stall samples
 # Carry: build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
@@ -50,8 +52,30 @@ R=64,XR=8,S=6,split=16,cluster=1,promo=128;R=64,XR=8,S=8,split=16,promo=128;R=64
       T 300 "$B/ladder" check --steps best --shapes "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192 1000x8191" shapes "1 3 8 13 16")" \
         > "$L/check-narrow.log" 2>&1; tail -3 "$L/check-narrow.log" ;;
     compile)
-      PYTHONPATH=$PWD/python:$PWD/scripts T 500 python3 scripts/compile_profile.py --out "$L/csv/compile-profile.json" \
-        > "$L/compile-profile.log" 2>&1; tail -60 "$L/compile-profile.log" ;;
+      PYTHONPATH=$PWD/python:$PWD/scripts T 400 python3 scripts/compile_profile.py --out "$L/csv/compile-profile.json" \
+        > "$L/compile-profile.log" 2>&1; tail -60 "$L/compile-profile.log"
+      PYTHONPATH=$PWD/python:$PWD/scripts T 150 python3 scripts/host_overhead.py --shapes 16x256x256,512x4096x4096 \
+        --out "$L/csv/host-overhead.csv" > "$L/host-overhead.log" 2>&1; grep "us/call" "$L/host-overhead.log" ;;
+    epilogue)
+      # The SASS of the bias copy converts each bias value right after its LDG, before the turn wait (cuobjdump of
+      # pingpong.cu.o, 2026-12-01): if a consumer reaches its turn late, that latency is on the tensor core's path.
+      # Source counters say where the stall samples fall, instruction by instruction (none against bias).
+      mkdir -p "$OUT/e"
+      for act in none bias; do
+        PYTHONPATH=$PWD/python LADDER_TUNE=kernel=pingpong T 200 ncu --clock-control none --section SourceCounters \
+          --section WarpStateStats --section SpeedOfLight --import-source yes -k "regex:pingpong" --launch-skip 2 \
+          --launch-count 1 -f -o "$OUT/e/epi-$act" python3 -c "
+import torch, ladder
+x = torch.randn(2048, 4096, device='cuda', dtype=torch.float16); w = torch.randn(16384, 4096, device='cuda', dtype=torch.float16)
+b = torch.randn(16384, device='cuda', dtype=torch.float16)
+for _ in range(4): ladder.linear(x, w, b if '$act' == 'bias' else None)
+torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
+        ncu -i "$OUT/e/epi-$act.ncu-rep" --page source --csv --print-source sass > "$OUT/e/epi-$act-sass.csv" 2>&1
+        ncu -i "$OUT/e/epi-$act.ncu-rep" --page details --print-details all > "$OUT/e/epi-$act-details.txt" 2>&1
+        grep -E "Duration|Elapsed Cycles|Warp Cycles Per Issued" "$OUT/e/epi-$act-details.txt" | head -4 | sed "s/^/$act: /"
+        rm -f "$OUT/e/epi-$act.ncu-rep"
+      done
+      tar czf "$OUT/epilogue.tgz" -C "$OUT" e && rm -rf "$OUT/e" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"
