@@ -76,13 +76,18 @@ def _path(*tensors) -> int:
     if (torch.compiler.is_compiling() or torch._C._get_tracing_state() or torch._C._len_torch_dispatch_stack() or
             torch._C._is_torch_function_mode_enabled() or torch._C._are_functorch_transforms_active()):
         return _OP  # (torch.jit.trace records only what goes through the dispatcher)
-    grad, record = torch.is_grad_enabled(), False
+    # Inference mode records nothing even under enable_grad (and its tensors cannot be saved for backward).
+    grad, record = torch.is_grad_enabled() and not torch.is_inference_mode_enabled(), False
     for t in tensors:
         if t is not None:
-            if type(t) not in _PLAIN or not t.is_cuda:
+            if type(t) not in _PLAIN or not _is_cuda(t):
                 return _OP
             record = record or (grad and t.requires_grad)
     return _AUTOGRAD if record else _DIRECT
+
+
+def _is_cuda(t) -> bool:  # (a function of its own: the CPU tests route CPU tensors as if they were on a GPU)
+    return t.is_cuda
 
 
 def _direct(*tensors) -> bool:

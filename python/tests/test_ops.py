@@ -210,7 +210,7 @@ def test_gemm_gradients():
 
 
 @pytest.mark.parametrize("case", ["linear", "linear_epilogue", "swiglu", "gemm"])
-@pytest.mark.parametrize("needs", ["all", "weight", "x"])
+@pytest.mark.parametrize("needs", ["all", "weight", "x", "bias", "residual"])
 def test_the_autograd_function_path_records_what_the_op_records(monkeypatch, case, needs):
     """ops._*Function (the Python functions' path for CUDA tensors with gradients to record) against
     torch.ops.ladder.* with custom_op's autograd, here with the CPU kernel in place of the CUDA launch: the same
@@ -229,7 +229,10 @@ def test_the_autograd_function_path_records_what_the_op_records(monkeypatch, cas
     else:
         fn, op, args = ops._LinearFunction, torch.ops.ladder.linear, [x, w, b, "gelu_tanh", r, 0.5, 2.0, None, None]
     tensors = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-    grad_of = {"all": tensors, "weight": [1], "x": [0]}[needs]
+    if needs in ("bias", "residual") and case in ("linear", "gemm"):
+        pytest.skip(f"{case} takes no {needs}")
+    grad_of = {"all": tensors, "weight": [1], "x": [0], "bias": [2],
+               "residual": [3 if case == "swiglu" else 4]}[needs]
     results = []
     for impl in (fn.apply, op):
         inputs = [a.detach().clone().requires_grad_(i in grad_of) if i in tensors else a for i, a in enumerate(args)]
@@ -241,6 +244,39 @@ def test_the_autograd_function_path_records_what_the_op_records(monkeypatch, cas
     assert torch.equal(out_fn, out_op)
     for i, g_fn, g_op in zip(grad_of, grads_fn, grads_op):
         assert g_fn.dtype == g_op.dtype and torch.equal(g_fn, g_op), f"input {i}"
+
+
+def test_the_functions_and_modules_choose_the_path_by_grad_mode(monkeypatch):
+    """ladder.linear / swiglu / gemm and ladder.nn on tensors taken for CUDA ones (ops._is_cuda), with the CPU kernel
+    as the implementation: the autograd.Function where a weight requires grad in grad mode, with the op's
+    gradients for every input; the direct call under no_grad and in inference mode, enable_grad or not."""
+    monkeypatch.setattr(ops, "_is_cuda", lambda t: True)
+    monkeypatch.setattr(ops, "_linear_cuda", ops._linear_cpu)
+    monkeypatch.setattr(ops, "_swiglu_cuda", ops._swiglu_cpu)
+    monkeypatch.setattr(ops, "_gemm_cuda", ops._gemm_cpu)
+    x, w = rand(2, 3, 32, dtype=torch.bfloat16), rand(24, 32, dtype=torch.bfloat16, seed=1).requires_grad_()
+    b, r = rand(24, dtype=torch.float32, seed=2).requires_grad_(), rand(2, 3, 24, dtype=torch.bfloat16, seed=3)
+    r.requires_grad_()
+    y = ladder.linear(x, w, b, activation="gelu", residual=r, alpha=0.5, beta=2.0)
+    y_op = torch.ops.ladder.linear(x, w, b, "gelu", r, 0.5, 2.0)
+    assert type(y.grad_fn).__name__ == "_LinearFunctionBackward" and torch.equal(y, y_op)
+    for g, g_op in zip(torch.autograd.grad(y.float().sum(), [w, b, r]), torch.autograd.grad(y_op.float().sum(), [w, b, r])):
+        assert torch.equal(g, g_op)
+    assert type(ladder.swiglu(x, w).grad_fn).__name__ == "_SwigluFunctionBackward"
+    assert type(ladder.gemm(x[0], w).grad_fn).__name__ == "_GemmFunctionBackward"
+    layer = ladder.nn.Linear(32, 24, dtype=torch.bfloat16)
+    mlp = ladder.nn.SwiGLU(32, 12, dtype=torch.bfloat16)
+    assert type(layer(x).grad_fn).__name__ == "_LinearFunctionBackward"
+    assert type(mlp.gate_up_proj(x).grad_fn).__name__ == "_LinearFunctionBackward"
+    assert type(mlp(x).grad_fn).__name__ == "_LinearFunctionBackward"  # down_proj's, over the swiglu's
+    with torch.no_grad():
+        assert ops._path(x, w) == ops._DIRECT and ladder.linear(x, w).grad_fn is None and layer(x).grad_fn is None
+    with torch.inference_mode(), torch.enable_grad():
+        assert ops._path(x, w) == ops._DIRECT
+        out = ladder.linear(x, w, b)
+        assert out.grad_fn is None and torch.is_inference(out)
+    x.requires_grad_()
+    assert ops._path(x) == ops._AUTOGRAD and ops._path(x.detach()) == ops._DIRECT
 
 
 def test_only_cuda_tensors_take_the_autograd_function_path():
