@@ -24,23 +24,23 @@ for g in ${GROUPS_:-tma}; do
       o="R=128,XR=64,S=9,promo=128,evict=1"
       probe t64 14336 4096 64 "$o;$o,evict=0;R=128,XR=0,S=9,promo=128,evict=1;R=128,BR=128,XR=64,S=9,promo=128,evict=1;\
 R=128,SC=128,XR=64,S=4,promo=128,evict=1;R=128,SC=128,order=1,XR=64,S=4,promo=128,evict=1;R=128,SC=256,XR=64,S=2,promo=128,evict=1;\
-$o,burst=2;$o,burst=4;$o,lanes=4;$o,delay=300;R=128,XR=64,S=4,promo=128,evict=1;R=128,BC=32,SC=64,XR=64,S=9,promo=128,evict=1;\
+$o,burst=2;$o,burst=4;$o,lanes=3;$o,delay=300;R=128,XR=64,S=4,promo=128,evict=1;R=128,BC=32,SC=64,XR=64,S=9,promo=128,evict=1;\
 $o,linear=1,BR=128;R=128,XR=0,S=9,promo=128,evict=1,linear=1,BR=128;R=128,XR=64,S=9,promo=256,evict=1;R=128,XR=64,S=9,promo=0,evict=1;\
 R=64,XR=64,S=6,promo=128,evict=1;R=128,XR=64,S=4,split=2,promo=128,evict=1;R=128,XR=64,S=4,split=2,cluster=1,promo=128,evict=1;\
 R=256,BR=128,XR=64,S=5,promo=128,evict=1"
       # 128 tokens: ours is split 2 (a cluster), 3 stages of 128x128, two CTAs an SM, promo 256.
       o="R=128,XR=128,S=3,split=2,cluster=1,promo=256"
       probe t128 14336 4096 128 "$o;$o,XR=0;R=128,XR=128,S=6,promo=256;R=128,XR=0,S=6,promo=256;$o,promo=128;$o,evict=1;\
-$o,BR=128;$o,lanes=4;R=128,XR=128,S=6,promo=256,linear=1,BR=128;R=128,SC=128,XR=128,S=3,promo=256"
+$o,BR=128;$o,lanes=3;R=128,XR=128,S=6,promo=256,linear=1,BR=128;R=128,SC=128,XR=128,S=3,promo=256"
       # 1-16 tokens, the same matrix: ours is 224 CTAs of 64 rows x 8 tokens, 12 stages, two an SM.
-      o="R=64,XR=8,S=12,promo=128,evict=1"
-      probe t8 14336 4096 8 "$o;$o,XR=0;$o,linear=1;R=64,XR=8,S=24,promo=128,evict=1;R=64,BR=64,SC=128,XR=8,S=6,promo=128,evict=1;\
-R=128,XR=8,S=12,promo=128,evict=1;$o,lanes=2;$o,burst=2;$o,evict=0"
+      o="R=64,BR=32,XR=8,S=12,promo=128,evict=1"  # (its 64-row tile loads two 32-row boxes a stage)
+      probe t8 14336 4096 8 "$o;$o,XR=0;$o,linear=1;R=64,BR=32,XR=8,S=24,promo=128,evict=1;R=64,BR=64,XR=8,S=12,promo=128,evict=1;\
+R=64,BR=32,SC=128,XR=8,S=6,promo=128,evict=1;R=128,XR=8,S=12,promo=128,evict=1;$o,lanes=2;$o,lanes=3;$o,burst=2;$o,evict=0"
       # The narrow layers (the lowest share of the floor at M <= 16): ours is split 4 at 25 stages, 64 CTAs.
       for k in 4096 8192; do
-        probe narrow-$k 1024 $k 8 "R=64,XR=8,S=25,split=4,cluster=1,promo=128;R=64,XR=8,S=25,split=4,promo=128;\
-R=64,XR=8,S=12,split=8,cluster=1,promo=128;R=64,XR=8,S=8,split=16,cluster=1,promo=128;R=64,XR=8,S=4,split=16,cluster=1,promo=128;\
-R=64,XR=8,S=6,split=16,cluster=1,promo=128;R=64,XR=8,S=8,split=16,promo=128;R=64,XR=0,S=8,split=16,promo=128"
+        n="R=64,BR=32,XR=8,promo=128"
+        probe narrow-$k 1024 $k 8 "$n,S=25,split=4,cluster=1;$n,S=25,split=4;$n,S=12,split=8,cluster=1;\
+$n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n,S=8,split=16;R=64,BR=32,XR=0,S=8,split=16,promo=128"
       done
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
       TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" "" ;;

@@ -16,9 +16,10 @@
 //          ceiling of the same bytes       promo  L2 promotion (0/64/128/256)   evict  L2 evict-first hint
 //   cluster 1: the split's CTAs launch as one cluster (as the small-M kernel's split-K; no DSMEM is used)
 //
-// Every configuration is first checked: the consumer XORs every word it received and the per-slab XOR must
-// equal a plain kernel's over the same rows (the stream moved the right bytes, all of them). Then all
-// configurations are timed interleaved with the read floor of the same bytes (harness::time_interleaved over
+// Every configuration is first checked: the consumer XORs every weight word it received and the per-slab XOR
+// must equal a plain kernel's over the same rows (the stream moved the right weight bytes; a box read twice would
+// cancel out, a box missed or misplaced would not). A configuration that fails, or whose clusters cannot be
+// resident, is reported (CSV status, exit 1) and not timed. Then the others are timed interleaved with the read floor of the same bytes (harness::time_interleaved over
 // rotated copies of the matrix, > 2.5× L2), medians. One CSV row per configuration.
 //
 //   ladder_tma_probe --n 14336 --k 4096 --configs "R=128,XR=64,S=8;R=128,XR=0,S=8" --out probe.csv
@@ -30,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -201,7 +203,7 @@ Probe parse(const std::string& text) {
 
 // Throws std::invalid_argument when the configuration cannot stream an N×K matrix as asked (smem_limit 0: the
 // ring's size is not checked yet).
-void validate(const Probe& p, int64_t N, int64_t K, size_t smem_limit) {
+void validate(const Probe& p, int64_t N, int64_t K, int tokens, size_t smem_limit) {
   auto need = [&](bool ok, const std::string& why) {
     if (!ok) throw std::invalid_argument("probe '" + p.text + "': " + why);
   };
@@ -209,7 +211,10 @@ void validate(const Probe& p, int64_t N, int64_t K, size_t smem_limit) {
   need(p.BC == 32 || p.BC == 64, "BC must be 32 or 64 (the SW128 span is 64 fp16)");
   need(p.BR > 0 && p.BR <= 256 && p.R % p.BR == 0, "BR must divide R and be at most 256 (a TMA box)");
   need(p.SC > 0 && p.SC % p.BC == 0 && K % p.SC == 0, "SC must be a multiple of BC and divide K");
-  need(p.XR >= 0 && p.XR <= 256, "XR must be 0..256");
+  need(p.XR >= 0 && p.XR <= 256 && p.XR <= tokens, "XR must be 0..256 and at most --tokens");
+  for (const int flag : {p.order, p.linear, p.evict, p.cluster})
+    need(flag == 0 || flag == 1, "order, linear, evict and cluster are 0 or 1");
+  need(p.delay >= 0, "delay is a cycle count");
   need(p.S >= 1 && p.burst >= 1 && p.burst <= p.S, "need 1 <= burst <= S");
   need(p.lanes >= 1 && p.lanes <= 32, "lanes must be 1..32");
   need(p.split >= 1 && p.split <= K / p.SC, "split must be 1..K/SC");
@@ -250,7 +255,8 @@ int run(int argc, char** argv) {
       throw std::invalid_argument("unknown argument " + a);
     }
   }
-  if (N <= 0 || K <= 0 || K % 64 || tokens <= 0) throw std::invalid_argument("need N > 0, K > 0 with K % 64 == 0");
+  if (N <= 0 || K <= 0 || K % 64 || tokens <= 0 || K > (int64_t{1} << 30) || N * K / 64 > (int64_t{1} << 31) - 1)
+    throw std::invalid_argument("need N > 0, 0 < K <= 2^30 with K % 64 == 0, N·K/64 < 2^31 (32-bit TMA rows)");
 
   std::vector<Probe> probes;
   {
@@ -259,18 +265,23 @@ int run(int argc, char** argv) {
     while (std::getline(ss, c, ';'))
       if (!c.empty()) probes.push_back(parse(c));
   }
-  for (const Probe& p : probes) validate(p, N, K, 0);  // before looking for a GPU: errors in the request first
+  for (const Probe& p : probes) validate(p, N, K, tokens, 0);  // before looking for a GPU: errors in the request first
   const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) throw std::runtime_error("no CUDA device: " + dev.error);
   int smem_limit = 0;
   cuda_check(cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal), "attr");
-  for (const Probe& p : probes) validate(p, N, K, static_cast<size_t>(smem_limit));
+  for (const Probe& p : probes) validate(p, N, K, tokens, static_cast<size_t>(smem_limit));
   cuda_check(cudaFuncSetAttribute(tma_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit), "smem");
 
   cudaStream_t s = nullptr;
   cuda_check(cudaStreamCreate(&s), "stream");
   const size_t w_elems = static_cast<size_t>(N) * K, x_elems = static_cast<size_t>(tokens) * K;
-  const int sets = std::clamp(static_cast<int>(std::ceil(2.5 * static_cast<double>(dev.l2_bytes) / (w_elems * 2))), 2, 16);
+  // Enough copies that one rotation reads >= 2.5× L2 (as the bench), within a third of free memory.
+  size_t free_b = 0, total_b = 0;
+  cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+  const int sets = std::max(1, std::min(std::clamp(static_cast<int>(std::ceil(2.5 * static_cast<double>(dev.l2_bytes) /
+                                                                                  (w_elems * 2))), 2, 64),
+                                        static_cast<int>(free_b / 3 / (w_elems * 2))));
   std::vector<harness::DeviceBuffer<__half>> W;
   for (int i = 0; i < sets; ++i) {
     W.emplace_back(w_elems);
@@ -327,10 +338,27 @@ int run(int argc, char** argv) {
     cuda_check(cudaLaunchKernelEx(&cfg, tma_probe_kernel, l.w[set], l.x, a), "probe launch");
   };
 
-  // Check: every configuration moves every byte of every slab (set 0).
+  // Check: every configuration moves every byte of every slab (set 0). A configuration whose clusters cannot be
+  // resident, or that moved the wrong bytes, is reported and left out of the timing; the others go on.
+  std::vector<std::string> status(launches.size());
   std::vector<unsigned int> got, want;
   for (size_t c = 0; c < launches.size(); ++c) {
     const Probe& p = probes[c];
+    if (p.cluster) {
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = launches[c].grid, cfg.blockDim = dim3(64), cfg.dynamicSmemBytes = launches[c].smem;
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = 1, attr.val.clusterDim.y = static_cast<unsigned>(p.split), attr.val.clusterDim.z = 1;
+      cfg.attrs = &attr, cfg.numAttrs = 1;
+      int clusters = 0;
+      cuda_check(cudaOccupancyMaxActiveClusters(&clusters, tma_probe_kernel, &cfg), "cudaOccupancyMaxActiveClusters");
+      if (clusters == 0) {
+        status[c] = "error: a cluster of " + std::to_string(p.split) + " does not fit";
+        std::printf("probe '%s': %s\n", p.text.c_str(), status[c].c_str());
+        continue;
+      }
+    }
     const int slabs = static_cast<int>(N / p.R);
     slab_xor_kernel<<<slabs, 512, 0, s>>>(reinterpret_cast<const unsigned int*>(W[0].get()),
                                           static_cast<int64_t>(p.R) * K / 2, ref.get());
@@ -342,35 +370,51 @@ int run(int argc, char** argv) {
     cuda_check(cudaMemcpyAsync(want.data(), ref.get(), slabs * sizeof(unsigned int), cudaMemcpyDeviceToHost, s), "copy");
     cuda_check(cudaStreamSynchronize(s), "check sync");
     const auto bad = std::mismatch(got.begin(), got.end(), want.begin());
-    if (bad.first != got.end())
-      throw std::runtime_error("probe '" + p.text + "' streamed the wrong bytes: slab " +
-                               std::to_string(bad.first - got.begin()) + " XOR differs");
+    if (bad.first != got.end()) {
+      status[c] = "error: wrong bytes (slab " + std::to_string(bad.first - got.begin()) + " XOR differs)";
+      std::printf("probe '%s': %s\n", p.text.c_str(), status[c].c_str());
+    }
   }
-  std::printf("check: %zu configurations moved every byte of every slab\n", launches.size());
+  const size_t passed = std::count(status.begin(), status.end(), std::string());
+  std::printf("check: %zu of %zu configurations moved every byte of every slab\n", passed, launches.size());
 
   std::vector<std::function<void(int)>> fs;
+  std::vector<size_t> timed;  // fs[1 + i] times launches[timed[i]]
   fs.push_back([&](int set) { harness::read_floor(W[set].get(), w_elems * 2, sink.get(), dev.sms, s); });
-  for (const Launch& l : launches) fs.push_back([&, l](int set) { launch(l, set, 0); });
+  for (size_t c = 0; c < launches.size(); ++c)
+    if (status[c].empty()) {
+      timed.push_back(c);
+      fs.push_back([&, c](int set) { launch(launches[c], set, 0); });
+    }
   harness::TimingOptions opt;
   opt.target_ms = target_ms;
   const std::vector<harness::Stats> t = harness::time_interleaved(fs, sets, s, opt);
   cuda_check(cudaGetLastError(), "timing");
 
   std::ostringstream csv;
-  csv << "config,N,K,tokens,ctas,stage_bytes,ring_bytes,median_us,min_us,reps,weight_GBps,floor_us,vs_floor,commit,gpu\n";
+  csv << "config,N,K,tokens,ctas,stage_bytes,ring_bytes,median_us,min_us,reps,weight_GBps,floor_us,vs_floor,status,"
+         "sets,commit,gpu\n";
   const double floor_us = t[0].median_ms * 1e3;
   std::printf("%-60s %6s %9s %9s %8s\n", "config", "CTAs", "median_us", "GB/s", "floor/t");
   std::printf("%-60s %6s %9.2f %9.0f %8.3f\n", "read floor (ld.global.cs)", "-", floor_us, w_elems * 2 / floor_us / 1e3,
               1.0);
   for (size_t c = 0; c < launches.size(); ++c) {
     const Launch& l = launches[c];
-    const double us = t[c + 1].median_ms * 1e3, gbs = w_elems * 2 / us / 1e3;
     const uint32_t stage = l.args.w_stage_bytes + l.args.x_stage_bytes;
-    std::printf("%-60s %6u %9.2f %9.0f %8.3f\n", probes[c].text.c_str(), l.grid.x * l.grid.y, us, gbs, floor_us / us);
     csv << '"' << probes[c].text << "\"," << N << ',' << K << ',' << tokens << ',' << l.grid.x * l.grid.y << ','
-        << stage << ',' << stage * probes[c].S << ',' << us << ',' << t[c + 1].min_ms * 1e3 << ',' << t[c + 1].reps
-        << ',' << gbs << ',' << floor_us << ',' << floor_us / us << ',' << LADDER_GIT_COMMIT << ",\"" << dev.name
-        << "\"\n";
+        << stage << ',' << stage * probes[c].S << ',';
+    const auto at = std::find(timed.begin(), timed.end(), c);
+    if (at == timed.end()) {
+      std::printf("%-60s %6u %s\n", probes[c].text.c_str(), l.grid.x * l.grid.y, status[c].c_str());
+      csv << ",,,,," << floor_us << ",,\"" << status[c] << "\",";
+    } else {
+      const harness::Stats& st = t[1 + (at - timed.begin())];
+      const double us = st.median_ms * 1e3, gbs = w_elems * 2 / us / 1e3;
+      std::printf("%-60s %6u %9.2f %9.0f %8.3f\n", probes[c].text.c_str(), l.grid.x * l.grid.y, us, gbs, floor_us / us);
+      csv << us << ',' << st.min_ms * 1e3 << ',' << st.reps << ',' << gbs << ',' << floor_us << ',' << floor_us / us
+          << ",pass,";
+    }
+    csv << sets << ',' << LADDER_GIT_COMMIT << ",\"" << dev.name << "\"\n";
   }
   if (!out_path.empty()) {
     std::ofstream f(out_path);
@@ -378,7 +422,7 @@ int run(int argc, char** argv) {
     if (!f) throw std::runtime_error("cannot write " + out_path);
   }
   cudaStreamDestroy(s);
-  return 0;
+  return passed == launches.size() ? 0 : 1;
 }
 
 }  // namespace
