@@ -7,7 +7,10 @@
 #   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py), and the host
 #                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
 #   GROUPS_=epilogue where the ping-pong's bias epilogue costs ~4.2 k cycles a tile (issue 12): per-SASS stall samples
-# Carry: build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}
+# Build: branch wip/s11-narrow (main plus the rule; the rule changes only the plans of narrow small-M layers with
+# K >= 8192 at <= 16 tokens, none of which the other groups run), strip the binaries, carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}.
+# Before any timing: GROUPS_=verify (the GPU tests and the Python GPU tests on this build).
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 P=$B/ladder_tma_probe
@@ -44,6 +47,10 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
       done
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
       TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" "" ;;
+    verify)
+      T 300 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
+      PYTHONPATH=$PWD/python T 250 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
+        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log" ;;
     narrow)
       LAYERS="1024x4096 1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192" shapes "1 2 4 8 16")" ";cps=1"
       for s in 1x1024x8192 16x1024x8192 16x1024x14336; do
