@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Eleventh session's plan (written without a GPU; nothing here has run yet). Three questions, one call each:
+# Eleventh session's plan (written without a GPU; nothing here has run yet). Four questions, one call each, after a verify call:
 #   GROUPS_=tma      the TMA stream's ceiling (build/release/ladder_tma_probe, tools/tma_probe.cu): what the small-M
 #                    producer streams, with no MMA, against variants of box shape, bytes a row a stage, issue order,
 #                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it
@@ -8,7 +8,8 @@
 #                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
 #   GROUPS_=epilogue where the ping-pong's bias epilogue costs ~4.2 k cycles a tile (issue 12): per-SASS stall samples
 # Build: branch wip/s11-narrow (main plus the rule; the rule changes only the plans of narrow small-M layers with
-# K >= 8192 at <= 16 tokens, none of which the other groups run), strip the binaries, carry
+# K > 8128 at <= 16 tokens: of the shapes below, 8x1024x8192 in the tma group's GEMM line, timed there with and
+# without it), strip the binaries, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}.
 # Before any timing: GROUPS_=verify (the GPU tests and the Python GPU tests on this build).
 set -uo pipefail
@@ -39,14 +40,15 @@ $o,BR=128;$o,lanes=3;R=128,XR=128,S=6,promo=256,linear=1,BR=128;R=128,SC=128,XR=
       o="R=64,BR=32,XR=8,S=12,promo=128,evict=1"  # (its 64-row tile loads two 32-row boxes a stage)
       probe t8 14336 4096 8 "$o;$o,XR=0;$o,linear=1;R=64,BR=32,XR=8,S=24,promo=128,evict=1;R=64,BR=64,XR=8,S=12,promo=128,evict=1;\
 R=64,BR=32,SC=128,XR=8,S=6,promo=128,evict=1;R=128,XR=8,S=12,promo=128,evict=1;$o,lanes=2;$o,lanes=3;$o,burst=2;$o,evict=0"
-      # The narrow layers (the lowest share of the floor at M <= 16): ours is split 4 at 25 stages, 64 CTAs.
+      # The narrow layers (the lowest share of the floor at M <= 16): main's plan is split 4 at 25 stages, 64 CTAs
+      # (the branch's rule: split 16 at 8 stages for K = 8192).
       for k in 4096 8192; do
         n="R=64,BR=32,XR=8,promo=128"
         probe narrow-$k 1024 $k 8 "$n,S=25,split=4,cluster=1;$n,S=25,split=4;$n,S=12,split=8,cluster=1;\
 $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n,S=8,split=16;R=64,BR=32,XR=0,S=8,split=16,promo=128"
       done
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
-      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" "" ;;
+      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" ";cps=1" ;;
     verify)
       T 300 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
       PYTHONPATH=$PWD/python T 250 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \

@@ -2,9 +2,9 @@
 //
 // A diagnostic beside the ladder, not part of the library. The small-M kernel at 64–128 tokens is a stream of
 // the weights (2·N·K bytes), yet with its MMAs removed (the tenth session's probe=1) it still took 41.4 µs at
-// 64×14336×4096, where cuBLAS's whole GEMM takes ~33 µs on the same grid (112 CTAs of 128 weight rows).
-// So the question is the producer's access pattern, not the consumers. This kernel streams exactly what the
-// small-M producer streams — per CTA a slab of R weight rows × its K range, stage by stage through a ring of
+// 64×14336×4096 against 42.5 µs with them (ncu, one first launch each). By bench median the kernel takes ~39.4 µs
+// and cuBLAS's whole GEMM ~33 µs on the same grid (112 CTAs of 128 weight rows). So the question is the producer's
+// access pattern, not the consumers. This kernel streams exactly what the small-M producer streams — per CTA a slab of R weight rows × its K range, stage by stage through a ring of
 // mbarriers, plus (optionally) the token operand's box from L2 — and lets each of these be varied at run time:
 //
 //   R     weight rows per CTA (grid: N/R slabs × split)         BR, BC  one TMA box: BR rows × BC columns
@@ -17,8 +17,8 @@
 //   cluster 1: the split's CTAs launch as one cluster (as the small-M kernel's split-K; no DSMEM is used)
 //
 // Every configuration is first checked: the consumer XORs every weight word it received and the per-slab XOR
-// must equal a plain kernel's over the same rows (the stream moved the right weight bytes; a box read twice would
-// cancel out, a box missed or misplaced would not). A configuration that fails, or whose clusters cannot be
+// must equal a plain kernel's over the same rows. XOR is blind to order only: it catches a box missed, misplaced or
+// read twice (a duplicate cancels itself and shows as a missing one), not boxes permuted within a slab. A configuration that fails, or whose clusters cannot be
 // resident, is reported (CSV status, exit 1) and not timed. Then the others are timed interleaved with the read floor of the same bytes (harness::time_interleaved over
 // rotated copies of the matrix, > 2.5× L2), medians. One CSV row per configuration.
 //

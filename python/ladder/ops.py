@@ -64,11 +64,12 @@ def _path(*tensors) -> int:
 
     _DIRECT    the op's CUDA implementation itself: what torch.ops.ladder.* would do, without the dispatcher and
                custom_op's wrappers around it (measured on the H200, 2026-12-01: 68 µs of host time a call through
-               torch.ops.ladder.linear, of which the launch is 23 µs; F.linear 19 µs; docs/results/dev/2026-12-01-s7-host/);
+               torch.ops.ladder.linear, of which the launch is 23 µs; F.linear 19 µs;
+               docs/results/dev/2026-12-01-s7-host/host-65352db.csv);
                plain CUDA tensors, nothing for autograd to record;
     _AUTOGRAD  the same implementation inside an autograd.Function with the op's own formulas (_LinearFunction ...):
-               plain CUDA tensors of which one requires grad, in grad mode (custom_op's autograd wrapper cost
-               11-37 µs a call more than an autograd.Function on a CPU machine, 2026-12-01, the same implementation
+               plain CUDA tensors of which one requires grad, in grad mode and not in inference mode (custom_op's
+               autograd wrapper cost 11-38 µs a call more than an autograd.Function on a CPU machine, 2026-12-01, the same implementation
                in both: scripts/autograd_cost.py, docs/results/dev/2026-12-01-s11-host/; not yet timed on the H200);
     _OP        torch.ops.ladder.*, wherever something must see the op: torch.compile tracing, a dispatch or
                function mode, functorch, torch.jit.trace, a tensor subclass, a tensor not on a GPU.
