@@ -4,8 +4,9 @@
 // the weights (2·N·K bytes), yet with its MMAs removed (the tenth session's probe=1) it still took 41.4 µs at
 // 64×14336×4096 against 42.5 µs with them (ncu, one first launch each). By bench median the kernel takes ~39.4 µs
 // and cuBLAS's whole GEMM ~33 µs on the same grid (112 CTAs of 128 weight rows). So the question is the producer's
-// access pattern, not the consumers. This kernel streams exactly what the small-M producer streams — per CTA a slab of R weight rows × its K range, stage by stage through a ring of
-// mbarriers, plus (optionally) the token operand's box from L2 — and lets each of these be varied at run time:
+// access pattern, not the consumers. This kernel streams exactly what the small-M producer streams — per CTA a
+// slab of R weight rows × its K range, stage by stage through a ring of mbarriers, plus (optionally) the token
+// operand's box from L2 — and lets each of these be varied at run time:
 //
 //   R     weight rows per CTA (grid: N/R slabs × split)         BR, BC  one TMA box: BR rows × BC columns
 //   SC    columns per stage (SC/BC boxes side by side in K)    XR      token rows per stage (0: none)
