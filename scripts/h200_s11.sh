@@ -2,7 +2,8 @@
 # Eleventh session's plan (written without a GPU; nothing here has run yet). Four questions, one call each, after a verify call:
 #   GROUPS_=tma      the TMA stream's ceiling (build/release/ladder_tma_probe, tools/tma_probe.cu): what the small-M
 #                    producer streams, with no MMA, against variants of box shape, bytes a row a stage, issue order,
-#                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it
+#                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it, and
+#                    cuBLAS's kernels' SASS at the same shapes (ncu's source page)
 #   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's plan)
 #   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py), and the host
 #                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
@@ -48,7 +49,22 @@ R=64,BR=32,SC=128,XR=8,S=6,promo=128,evict=1;R=128,XR=8,S=12,promo=128,evict=1;$
 $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n,S=8,split=16;R=64,BR=32,XR=0,S=8,split=16,promo=128"
       done
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
-      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" ";cps=1" ;;
+      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" ";cps=1"
+      # cuBLAS's kernels' SASS at the same shapes, with their stall samples (its nvjet kernels are generated at run
+      # time: libcublasLt.so holds only a name template, so their code can be read only from a profile), and ours.
+      mkdir -p "$OUT/c"
+      for shape in 64x14336x4096 128x14336x4096 8x14336x4096; do
+        for k in nvjet small_m; do
+          T 120 ncu --clock-control none --section SourceCounters --section WarpStateStats -k "regex:$k" --launch-skip 4 \
+            --launch-count 1 -f -o "$OUT/c/$k-$shape" "$B/ladder" bench --steps best --shapes $shape --target-ms 5 \
+            --warmup-ms 1 > "$L/ncu-$k-$shape.log" 2>&1
+          ncu -i "$OUT/c/$k-$shape.ncu-rep" --page source --csv --print-source sass > "$OUT/c/$k-$shape-sass.csv" 2>&1
+          ncu -i "$OUT/c/$k-$shape.ncu-rep" --page details --print-details all > "$OUT/c/$k-$shape.txt" 2>&1
+          rm -f "$OUT/c/$k-$shape.ncu-rep"
+          echo "$k $shape: $(grep -c UTMALDG "$OUT/c/$k-$shape-sass.csv") UTMALDG, $(grep -c UTMAPF "$OUT/c/$k-$shape-sass.csv") UTMAPF lines"
+        done
+      done
+      tar czf "$OUT/sass.tgz" -C "$OUT" c && rm -rf "$OUT/c" ;;
     verify)
       T 300 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
       PYTHONPATH=$PWD/python T 250 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
