@@ -4,7 +4,8 @@
 #                    producer streams, with no MMA, against variants of box shape, bytes a row a stage, issue order,
 #                    lanes, grid, clusters, L2 hints, and the contiguous-slab ceiling; the GEMM itself beside it, and
 #                    cuBLAS's kernels' SASS at the same shapes (ncu's source page)
-#   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's plan)
+#   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's
+#                    plan), and the branch's burst producer at 64 and 128 tokens (`burst=2|4` against the plain one)
 #   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py), and the host
 #                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
 #   GROUPS_=epilogue where the ping-pong's bias epilogue costs ~4.2 k cycles a tile (issue 12): per-SASS stall samples
@@ -49,7 +50,8 @@ R=64,BR=32,SC=128,XR=8,S=6,promo=128,evict=1;R=128,XR=8,S=12,promo=128,evict=1;$
 $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n,S=8,split=16;R=64,BR=32,XR=0,S=8,split=16,promo=128"
       done
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
-      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096,8x1024x8192" ";cps=1"
+      TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096" ""
+      TMS=40 ab gemm-narrow "8x1024x8192" ";cps=1"
       # cuBLAS's kernels' SASS at the same shapes, with their stall samples (its nvjet kernels are generated at run
       # time: libcublasLt.so holds only a name template, so their code can be read only from a profile), and ours.
       mkdir -p "$OUT/c"
@@ -71,6 +73,10 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
         > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log" ;;
     narrow)
       LAYERS="1024x4096 1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192" shapes "1 2 4 8 16")" ";cps=1"
+      # The burst producer (LADDER_TUNE burst=2|4) at 64 and 128 tokens, over the nine decode layers; then its check.
+      ab burst "$(shapes "64 128")" ";burst=2;burst=4"
+      LADDER_TUNE=burst=2 T 200 "$B/ladder" check --steps best --shapes "$(shapes "33 64 100 128")" > "$L/check-burst.log" 2>&1
+      tail -2 "$L/check-burst.log"
       for s in 1x1024x8192 16x1024x8192 16x1024x14336; do
         LADDER_TUNE=trace=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 "small-M" | sed "s/^/$s: /"
       done
