@@ -52,8 +52,8 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
       # The GEMMs of the same matrices (this process's own floor and cuBLAS), for the probe's numbers to stand beside.
       TMS=40 ab gemm "64x14336x4096,128x14336x4096,8x14336x4096,8x1024x4096" ""
       TMS=40 ab gemm-narrow "8x1024x8192" ";cps=1"
-      # cuBLAS's kernels' SASS at the same shapes, with their stall samples (its nvjet kernels are generated at run
-      # time: libcublasLt.so holds only a name template, so their code can be read only from a profile), and ours.
+      # cuBLAS's kernels' SASS at the same shapes, with their stall samples (its nvjet kernels are not among
+      # libcublasLt.so's cubins, only their name's format string is: their code can be read from a profile), and ours.
       mkdir -p "$OUT/c"
       for shape in 64x14336x4096 128x14336x4096 8x14336x4096; do
         for k in nvjet small_m; do
