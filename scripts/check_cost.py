@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Host time of the argument checks a ladder op runs before its launch (ladder._launch.check_call), without and with
-its kept verdicts, on CPU tensors: no GPU and no libladder needed. Median of 7 rounds; writes a CSV with the commit,
-date and host (torch_timing.provenance, as the other diagnostics).
+its kept verdicts, and of the C ABI descriptor it fills (_launch.descriptor: the Call's template copied and given
+its pointers, against the ctypes constructor with every field that it replaced), on CPU tensors: no GPU and no
+libladder needed. Median of 7 rounds; writes a CSV with the commit, date and host (torch_timing.provenance, as the
+other diagnostics).
 
     python3 scripts/check_cost.py --out docs/results/dev/2026-12-01-s9-host/check-cost.csv
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import statistics
 import sys
 import time
@@ -37,6 +40,20 @@ def cpu_name() -> str:
     return "unknown CPU"
 
 
+def _every_field(_launch, call, x, w, out, bias, res):
+    """The descriptor as _launch built it before 2026-12-01's template: one ctypes constructor with every field."""
+    from ladder import _library
+    fields = dict(struct_size=ctypes.sizeof(_library.GemmDesc), M=call.m, N=call.n, K=call.k, A=x.data_ptr(),
+                  lda=call.lda, B=w.data_ptr(), ldb=call.ldb, D=out.data_ptr(), ldd=call.ldd, ab_dtype=call.ab_dtype,
+                  d_dtype=call.d_dtype, alpha=call.alpha, beta=call.beta, activation=call.activation,
+                  epilogue=call.epilogue, bias_dtype=call.bias_dtype)
+    if call.has_bias:
+        fields["bias"] = bias.data_ptr()
+    if call.c_source == "residual":
+        fields["C"], fields["ldc"] = res.data_ptr(), call.ldc
+    return _library.GemmDesc(**fields)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -60,9 +77,17 @@ def main(argv=None) -> int:
                                                          out=None, accumulate=False, strict_2d=False,
                                                          names=("x", "weight")), args.calls)
         kept = per_call_us(lambda: _launch.check_call(torch, x, w, bias, act, res, swiglu=sw), args.calls)
-        rows.append(dict(case=name, checks_us=round(checks, 2), kept_us=round(kept, 2), commit=meta["commit"],
+        call = _launch.check_call(torch, x, w, bias, act, res, swiglu=sw)
+        out = torch.empty(call.out_shape, dtype=h)
+        desc = per_call_us(lambda: _launch.descriptor(call, x, w, out, bias, res), args.calls)
+        ctor = per_call_us(lambda: _every_field(_launch, call, x, w, out, bias, res), args.calls)
+        assert bytes(_launch.descriptor(call, x, w, out, bias, res)) == bytes(_every_field(_launch, call, x, w, out,
+                                                                                           bias, res))
+        rows.append(dict(case=name, checks_us=round(checks, 2), kept_us=round(kept, 2),
+                         descriptor_us=round(desc, 2), constructor_us=round(ctor, 2), commit=meta["commit"],
                          date=meta["date"], host=f"{cpu_name()}, no GPU", torch=meta["torch"], python=meta["python"]))
-        print(f"{name:20s} checks {checks:.2f} us, kept verdict {kept:.2f} us")
+        print(f"{name:20s} checks {checks:.2f} us, kept verdict {kept:.2f} us, descriptor {desc:.2f} us "
+              f"(constructor with every field {ctor:.2f} us)")
     tt.write_csv(args.out, rows)
     return 0
 

@@ -247,6 +247,25 @@ def test_swiglu_and_strided_rows_in_the_descriptor(lib):
     assert d["step"] is None and d["alpha"] == 1.0
 
 
+def test_a_kept_call_reuses_its_descriptor_template_with_each_calls_pointers(lib):
+    """descriptor() copies the Call's zero-pointer template and sets the pointers (and the step) of this call: a
+    second launch of the same Call on other tensors carries their addresses, and the step string stays alive."""
+    import gc
+    fake = lib()
+    call = check(Tensor((4, 64)), W, Tensor((96,)), "relu", Tensor((4, 96)), 0.5, 2.0, step="h10")
+    for base in (0x10000, 0x20000):
+        x, b, r, out = (Tensor((4, 64), ptr=base), Tensor((96,), ptr=base + 0x100), Tensor((4, 96), ptr=base + 0x200),
+                        Tensor((4, 96), ptr=base + 0x300))
+        _launch.launch(call, x, W, out, b, r)
+        gc.collect()
+        d = fake.calls[-1][1]
+        assert (d["A"], d["D"], d["bias"], d["C"]) == (base, base + 0x300, base + 0x100, base + 0x200)
+        assert d["step"] == b"h10" and (d["alpha"], d["beta"], d["ldc"], d["M"]) == (0.5, 2.0, 96, 4)
+    assert isinstance(call._desc_template, bytes) and len(call._desc_template) == ctypes.sizeof(_library.GemmDesc)
+    same = check(Tensor((4, 64)), W, Tensor((96,)), "relu", Tensor((4, 96)), 0.5, 2.0, step="h10")
+    assert same == call and hash(same) == hash(call)  # the template is not part of the Call's value
+
+
 def test_accumulate_reads_c_from_d(lib):
     fake = lib()
     out = Tensor((32, 96), strides=(128, 1), ptr=0x7000)   # rows of a wider buffer
