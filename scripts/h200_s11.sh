@@ -68,9 +68,19 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
       done
       tar czf "$OUT/sass.tgz" -C "$OUT" c && rm -rf "$OUT/c" ;;
     verify)
-      T 300 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
-      PYTHONPATH=$PWD/python T 250 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
-        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log" ;;
+      T 240 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
+      PYTHONPATH=$PWD/python T 200 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
+        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log"
+      # The branch's new launches under the sanitizers: the burst producer (64 and 128 tokens, a 3-stage ring under
+      # burst 4 at 128x12800x1024: 100 tiles, two CTAs an SM) and the narrow rule's split-16 plan (8x1024x8192); small shapes, one seed.
+      for tool in ${TOOLS:-memcheck racecheck synccheck}; do
+        for t in burst=2 burst=4 ""; do
+          LADDER_TUNE=$t T 120 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
+            --shapes $([ -z "$t" ] && echo 8x1024x8192,3x1024x8200 || echo 64x1024x4096,100x768x2048,128x12800x1024) \
+            --seeds 1 > "$L/sanitize-$tool-${t:-narrow}.log" 2>&1
+          echo "$tool ${t:-narrow}: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool-${t:-narrow}.log" | tr '\n' ' ')"
+        done
+      done ;;
     narrow)
       LAYERS="1024x4096 1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192" shapes "1 2 4 8 16")" ";cps=1"
       # The burst producer (LADDER_TUNE burst=2|4) at 64 and 128 tokens, over the nine decode layers; then its check.
