@@ -13,7 +13,8 @@
 # K > 8128 at <= 16 tokens: of the shapes below, 8x1024x8192 in the tma group's GEMM line, timed there with and
 # without it), strip the binaries, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_tma_probe,tests/ladder_tests,generated}.
-# Before any timing: GROUPS_=verify (the GPU tests and the Python GPU tests on this build).
+# Before any timing: GROUPS_=verify (the GPU tests and the Python GPU tests on this build), then GROUPS_=sanitize
+# (compute-sanitizer memcheck, racecheck and synccheck on the branch's new launches).
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 P=$B/ladder_tma_probe
@@ -70,9 +71,11 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
     verify)
       T 240 "$B/tests/ladder_tests" --gtest_brief=1 > "$L/tests.log" 2>&1; tail -3 "$L/tests.log"
       PYTHONPATH=$PWD/python T 200 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
-        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log"
+        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log" ;;
+    sanitize)
       # The branch's new launches under the sanitizers: the burst producer (64 and 128 tokens, a 3-stage ring under
-      # burst 4 at 128x12800x1024: 100 tiles, two CTAs an SM) and the narrow rule's split-16 plan (8x1024x8192); small shapes, one seed.
+      # burst 4 at 128x12800x1024: 100 tiles, two CTAs an SM) and the narrow rule's split-16 plan (8x1024x8192);
+      # small shapes, one seed.
       for tool in ${TOOLS:-memcheck racecheck synccheck}; do
         for t in burst=2 burst=4 ""; do
           LADDER_TUNE=$t T 120 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
