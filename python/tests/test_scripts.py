@@ -318,6 +318,6 @@ def test_check_cost_writes_its_csv(tmp_path, torch_or_skip):
     out = tmp_path / "check-cost.csv"
     assert check_cost.main(["--out", str(out), "--calls", "20"]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0] == "case,checks_us,kept_us,commit,date,host,torch,python"
+    assert rows[0] == "case,checks_us,kept_us,descriptor_us,constructor_us,commit,date,host,torch,python"
     assert [r.split(",")[0] for r in rows[1:]] == ["plain", "bias+gelu+residual", "swiglu"]
-    assert all(float(r.split(",")[1]) > 0 and float(r.split(",")[2]) > 0 for r in rows[1:])
+    assert all(all(float(v) > 0 for v in r.split(",")[1:5]) for r in rows[1:])
