@@ -313,6 +313,16 @@ def test_sass_compare_reports_same_differing_and_missing_kernels(monkeypatch, ca
         sass_compare.main(["old", "new", "--kernel", "k", "--rename", "no-equals-sign"])
 
 
+def test_registration_cost_writes_its_csv(tmp_path, torch_or_skip):
+    import registration_cost
+    out = tmp_path / "registration-cost.csv"
+    assert registration_cost.main(["--out", str(out), "--calls", "20"]) == 0
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("mode,custom_op_us,library_impl_us,saved_us,commit,")
+    assert [r.split(",")[0] for r in rows[1:]] == ["inference", "grad"]
+    assert all(float(r.split(",")[1]) > 0 and float(r.split(",")[2]) > 0 for r in rows[1:])
+
+
 def test_check_cost_writes_its_csv(tmp_path, torch_or_skip):
     import check_cost
     out = tmp_path / "check-cost.csv"
