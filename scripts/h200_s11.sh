@@ -7,7 +7,9 @@
 #   GROUPS_=narrow   the split-16 rule for narrow layers (branch wip/s11-narrow: `auto` is the rule, `cps=1` main's
 #                    plan), and the branch's burst producer at 64 and 128 tokens (`burst=2|4` against the plain one)
 #   GROUPS_=compile  where the compiled patched model's host time goes (scripts/compile_profile.py), and the host
-#                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's)
+#                    time of the grad-mode calls (ladder.linear's autograd.Function path against custom_op's); on
+#                    the branch's build the ops' CUDA kernels are registered without custom_op's wrapper, so its
+#                    torch.ops rows compare with the tenth session's (dev/2026-12-01-s10-host/, another run)
 #   GROUPS_=epilogue where the ping-pong's bias epilogue costs ~4.2 k cycles a tile (issue 12): per-SASS stall samples
 # Build: branch wip/s11-narrow (main plus the rule; the rule changes only the plans of narrow small-M layers with
 # K > 8128 at <= 16 tokens: of the shapes below, 8x1024x8192 in the tma group's GEMM line, timed there with and
