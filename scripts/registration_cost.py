@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What torch.library.custom_op's own kernel registration costs a call, against the same kernel registered with
-torch.library.Library.impl: two throwaway ops on CPU tensors, each with a kernel that allocates a 0-d tensor and
-nothing else, in inference mode (no autograd kernel runs) and in grad mode (custom_op's autograd kernel runs in
+torch.library.Library.impl, bare and with custom_op's dynamo guard (torch._disable_dynamo): throwaway ops on CPU
+tensors, each with a kernel that allocates a 0-d tensor and nothing else, in inference mode (no autograd kernel runs) and in grad mode (custom_op's autograd kernel runs in
 both). No GPU and no libladder needed. Medians of 9 interleaved rounds; a CSV with the commit, date and host.
 
     python3 scripts/registration_cost.py --out docs/results/dev/2026-12-01-s11-host/registration-cost.csv
@@ -45,11 +45,16 @@ def main(argv=None) -> int:
     direct = torch.library.custom_op(f"{ns}::direct", mutates_args=(), device_types="cuda",
                                      schema=schema)(kernel)
     direct.register_fake(lambda x, w: x.new_empty(()))
+    guarded = torch.library.custom_op(f"{ns}::guarded", mutates_args=(), device_types="cuda",
+                                      schema=schema)(kernel)
+    guarded.register_fake(lambda x, w: x.new_empty(()))
     lib = torch.library.Library(ns, "IMPL")
     lib.impl("direct", kernel, "CPU")
+    lib.impl("guarded", torch._disable_dynamo(kernel), "CPU")  # with custom_op's dynamo guard kept
     x, w = torch.randn(4, 8), torch.randn(8, 8)
     ops = getattr(torch.ops, ns)
-    fns = {"custom_op": lambda: ops.own(x, w), "library_impl": lambda: ops.direct(x, w)}
+    fns = {"custom_op": lambda: ops.own(x, w), "library_impl": lambda: ops.direct(x, w),
+           "library_impl_guarded": lambda: ops.guarded(x, w)}
     rows = []
     for mode in ("inference", "grad"):
         with torch.inference_mode(mode == "inference"):
@@ -65,9 +70,12 @@ def main(argv=None) -> int:
                     samples[k].append((time.perf_counter() - t0) / args.calls * 1e6)
         t = {k: statistics.median(v) for k, v in samples.items()}
         rows.append(dict(mode=mode, custom_op_us=round(t["custom_op"], 2), library_impl_us=round(t["library_impl"], 2),
-                         saved_us=round(t["custom_op"] - t["library_impl"], 2), commit=meta["commit"],
+                         library_impl_guarded_us=round(t["library_impl_guarded"], 2),
+                         saved_us=round(t["custom_op"] - t["library_impl"], 2),
+                         saved_guarded_us=round(t["custom_op"] - t["library_impl_guarded"], 2), commit=meta["commit"],
                          date=meta["date"], host=f"{cpu_name()}, no GPU", torch=meta["torch"], python=meta["python"]))
-        print(f"{mode:9s} custom_op's registration {t['custom_op']:.2f} us, Library.impl {t['library_impl']:.2f} us")
+        print(f"{mode:9s} custom_op's registration {t['custom_op']:.2f} us, Library.impl {t['library_impl']:.2f} us, "
+              f"with the dynamo guard {t['library_impl_guarded']:.2f} us")
     del lib
     tt.write_csv(args.out, rows)
     return 0

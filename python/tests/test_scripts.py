@@ -318,9 +318,10 @@ def test_registration_cost_writes_its_csv(tmp_path, torch_or_skip):
     out = tmp_path / "registration-cost.csv"
     assert registration_cost.main(["--out", str(out), "--calls", "20"]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0].startswith("mode,custom_op_us,library_impl_us,saved_us,commit,")
+    assert rows[0].startswith("mode,custom_op_us,library_impl_us,library_impl_guarded_us,saved_us,saved_guarded_us,"
+                              "commit,")
     assert [r.split(",")[0] for r in rows[1:]] == ["inference", "grad"]
-    assert all(float(r.split(",")[1]) > 0 and float(r.split(",")[2]) > 0 for r in rows[1:])
+    assert all(all(float(v) > 0 for v in r.split(",")[1:4]) for r in rows[1:])
 
 
 def test_check_cost_writes_its_csv(tmp_path, torch_or_skip):
