@@ -79,13 +79,20 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
       # burst 4 at 128x12800x1024: 100 tiles, two CTAs an SM) and the narrow rule's split-16 plan (8x1024x8192);
       # small shapes, one seed.
       for tool in ${TOOLS:-memcheck racecheck synccheck}; do
-        for t in burst=2 burst=4 ""; do
+        for t in ${SAN_TUNES-burst=2 burst=4 narrow}; do
+          [ "$t" = narrow ] && t=""
           LADDER_TUNE=$t T 120 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
             --shapes $([ -z "$t" ] && echo 8x1024x8192,3x1024x8200 || echo 64x1024x4096,100x768x2048,128x12800x1024) \
             --seeds 1 > "$L/sanitize-$tool-${t:-narrow}.log" 2>&1
           echo "$tool ${t:-narrow}: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool-${t:-narrow}.log" | tr '\n' ' ')"
         done
       done ;;
+    wbox)  # one weight box a stage (the default on the branch after the probe) against two (wbox=2)
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:Best.*:*h12*:*h13*' --gtest_brief=1 > "$L/tests-wbox.log" 2>&1
+      tail -3 "$L/tests-wbox.log"
+      T 200 "$B/ladder" check --steps best,h12 --shapes "$(shapes "1 5 8 16 64 100 128")" > "$L/check-wbox.log" 2>&1
+      tail -2 "$L/check-wbox.log"
+      ab wbox-a "$(shapes "${WBOX_M:-8 64 128}")" ";wbox=2" ;;
     narrow)
       LAYERS="1024x4096 1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x4096 1024x8192 1024x14336 512x8192" shapes "1 2 4 8 16")" ";cps=1"
       # The burst producer (LADDER_TUNE burst=2|4) at 64 and 128 tokens, over the nine decode layers; then its check.
