@@ -279,6 +279,17 @@ def test_the_functions_and_modules_choose_the_path_by_grad_mode(monkeypatch):
     assert ops._path(x) == ops._AUTOGRAD and ops._path(x.detach()) == ops._DIRECT
 
 
+def test_the_cuda_kernels_are_registered_with_the_dispatcher_directly():
+    """custom_op defines the ops and their CPU kernels; the CUDA kernels are ops.py's own functions, registered
+    without custom_op's per-call wrapper (the GPU tests run them through torch.ops, torch.compile and graphs)."""
+    for name in ("gemm", "gemm_out", "linear", "linear_out", "swiglu"):
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(f"ladder::{name}", "CUDA"), name
+        table = torch._C._dispatch_dump(f"ladder::{name}").splitlines()
+        cuda = [line for line in table if line.startswith("CUDA:")]
+        assert len(cuda) == 1 and "ladder/ops.py" in cuda[0], (name, cuda)
+        assert any(line.startswith("CPU:") and "custom_ops.py" in line for line in table), name
+
+
 def test_only_cuda_tensors_take_the_autograd_function_path():
     w = torch.randn(4, 8, requires_grad=True)
     assert ops._path(w) == ops._OP  # CPU: the op (its CPU kernel, custom_op's autograd)
