@@ -241,11 +241,10 @@ def _swiglu_fake(x, weight, bias=None, residual=None, alpha=1.0, beta=1.0, out_d
 # ---- the CUDA kernels: registered with the dispatcher directly -------------------------------------------------
 # custom_op defines each op (schema, fake, autograd, the CPU kernel). Its own CUDA registration would wrap ours in
 # Python of its own on every call (its backend_impl, an aliasing check and a dynamo guard), so the CUDA kernels are
-# registered here with only the guard. Measured on the H200, 2026-12-01 (docs/results/dev/2026-12-01-s11-device/
-# compile/ against compile-branch-registration/, one run each): torch.ops.ladder.linear 22.2 -> 19.9 µs a call at
-# 16×256×256; the patched 4-layer model under torch.compile 2.57 -> 2.17 ms a 512-token forward (the op's 29
-# calls 1.40 -> 0.75 ms of CPU time under the profiler). On a CPU machine, 0.9-1.0 µs a call
-# (scripts/registration_cost.py). Under torch.compile and in torch.ops calls the dispatcher runs them.
+# registered here with only the guard: 0.9-1.0 µs a call less on a CPU machine (scripts/registration_cost.py). On
+# the H200 the gain is not established: the host's speed moved more between runs than that (2026-12-01: the
+# compiled patched model at 0.65x torch compiled without it, 0.78x and 0.66x in two runs with it;
+# docs/results/dev/2026-12-01-s11-device/). Under torch.compile and in torch.ops calls the dispatcher runs them.
 # Each kernel keeps custom_op's dynamo guard (`torch._disable_dynamo`, ~0.5-0.8 µs a call): without it, a call from a
 # frame dynamo skips, or after a compile error falls back to eager, had dynamo trace the kernel's own Python
 # (ctypes and raw pointers) in a CPU analogue (a helper's review).
