@@ -21,26 +21,7 @@ import sys
 from pathlib import Path
 
 import torch_timing as tt
-import statistics
-import time
-
-from check_cost import cpu_name
-
-
-def interleaved_us(fns: dict, calls: int, rounds: int = 15) -> dict:
-    """Median µs a call of each function, the rounds interleaved (one round of each in turn: drift on a shared
-    machine falls on all of them alike)."""
-    for f in fns.values():
-        for _ in range(min(calls, 500)):
-            f()
-    samples = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, f in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                f()
-            samples[k].append((time.perf_counter() - t0) / calls * 1e6)
-    return {k: statistics.median(v) for k, v in samples.items()}
+from check_cost import cpu_name, interleaved_us
 
 
 def main(argv=None) -> int:

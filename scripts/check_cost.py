@@ -31,6 +31,22 @@ def per_call_us(fn, calls: int, rounds: int = 7) -> float:
     return statistics.median(samples)
 
 
+def interleaved_us(fns: dict, calls: int, rounds: int = 15) -> dict:
+    """Median µs a call of each function, the rounds interleaved (one round of each in turn: drift on a shared
+    machine falls on all of them alike)."""
+    for f in fns.values():
+        for _ in range(min(calls, 500)):
+            f()
+    samples = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f()
+            samples[k].append((time.perf_counter() - t0) / calls * 1e6)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
 def cpu_name() -> str:
     info = Path("/proc/cpuinfo")
     if info.exists():

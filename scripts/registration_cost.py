@@ -9,13 +9,11 @@ both). No GPU and no libladder needed. Medians of 9 interleaved rounds; a CSV wi
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch_timing as tt
-from check_cost import cpu_name
+from check_cost import cpu_name, interleaved_us
 
 
 _RUNS = 0
@@ -58,17 +56,7 @@ def main(argv=None) -> int:
     rows = []
     for mode in ("inference", "grad"):
         with torch.inference_mode(mode == "inference"):
-            for f in fns.values():
-                for _ in range(1000):
-                    f()
-            samples = {k: [] for k in fns}
-            for _ in range(9):
-                for k, f in fns.items():
-                    t0 = time.perf_counter()
-                    for _ in range(args.calls):
-                        f()
-                    samples[k].append((time.perf_counter() - t0) / args.calls * 1e6)
-        t = {k: statistics.median(v) for k, v in samples.items()}
+            t = interleaved_us(fns, args.calls, rounds=9)
         rows.append(dict(mode=mode, custom_op_us=round(t["custom_op"], 2), library_impl_us=round(t["library_impl"], 2),
                          library_impl_guarded_us=round(t["library_impl_guarded"], 2),
                          saved_us=round(t["custom_op"] - t["library_impl"], 2),

@@ -314,57 +314,41 @@ _swiglu.register_autograd(_backward_linear,
                           setup_context=lambda ctx, inputs, output: _setup_linear(ctx, inputs, output, True))
 
 
-class _LinearFunction(torch.autograd.Function):
-    """ladder::linear with its autograd formula, on the _AUTOGRAD path: the same implementation, setup and
-    backward as the op's registration above, without the dispatcher."""
-
-    @staticmethod
+def _recorded(name: str, impl_name: str, setup, backward):
+    """An autograd.Function for the _AUTOGRAD path: the op's CUDA implementation (looked up by name at each call, so
+    tests may swap it) with the op's own setup and backward, without the dispatcher."""
     def forward(ctx, *inputs):
-        out = _linear_cuda(*inputs)
-        _setup_linear(ctx, inputs, out, False)
+        out = globals()[impl_name](*inputs)
+        setup(ctx, inputs, out)
         return out
 
-    backward = staticmethod(_backward_linear)
+    return type(name, (torch.autograd.Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                                    "__doc__": f"ladder::{impl_name[1:-5]} on the _AUTOGRAD path."})
 
 
-class _SwigluFunction(torch.autograd.Function):
-    """ladder::swiglu with its autograd formula, on the _AUTOGRAD path."""
-
-    @staticmethod
-    def forward(ctx, *inputs):
-        out = _swiglu_cuda(*inputs)
-        _setup_linear(ctx, inputs, out, True)
-        return out
-
-    backward = staticmethod(_backward_linear)
+_LinearFunction = _recorded("_LinearFunction", "_linear_cuda",
+                            lambda ctx, i, o: _setup_linear(ctx, i, o, False), _backward_linear)
+_SwigluFunction = _recorded("_SwigluFunction", "_swiglu_cuda",
+                            lambda ctx, i, o: _setup_linear(ctx, i, o, True), _backward_linear)
+_GemmFunction = _recorded("_GemmFunction", "_gemm_cuda", _setup_gemm, _backward_gemm)
 
 
-class _GemmFunction(torch.autograd.Function):
-    """ladder::gemm with its autograd formula, on the _AUTOGRAD path."""
-
-    @staticmethod
-    def forward(ctx, *inputs):
-        out = _gemm_cuda(*inputs)
-        _setup_gemm(ctx, inputs, out)
-        return out
-
-    backward = staticmethod(_backward_gemm)
-
-
-def _linear_entry(*tensors):
-    """What runs ladder::linear on these tensors (x, weight, bias, residual): see _path."""
+def _entry(direct, function, op_name, tensors):
+    """What runs an op on these tensors: its CUDA implementation, its autograd.Function, or torch.ops (see _path)."""
     path = _path(*tensors)
-    return _linear_cuda if path == _DIRECT else _LinearFunction.apply if path == _AUTOGRAD else torch.ops.ladder.linear
+    return direct if path == _DIRECT else function.apply if path == _AUTOGRAD else getattr(torch.ops.ladder, op_name)
+
+
+def _linear_entry(*tensors):  # (x, weight, bias, residual)
+    return _entry(_linear_cuda, _LinearFunction, "linear", tensors)
 
 
 def _swiglu_entry(*tensors):
-    path = _path(*tensors)
-    return _swiglu_cuda if path == _DIRECT else _SwigluFunction.apply if path == _AUTOGRAD else torch.ops.ladder.swiglu
+    return _entry(_swiglu_cuda, _SwigluFunction, "swiglu", tensors)
 
 
 def _gemm_entry(*tensors):
-    path = _path(*tensors)
-    return _gemm_cuda if path == _DIRECT else _GemmFunction.apply if path == _AUTOGRAD else torch.ops.ladder.gemm
+    return _entry(_gemm_cuda, _GemmFunction, "gemm", tensors)
 
 
 # ---- The Python functions (keyword options, out=) -------------------------------------------------------------
