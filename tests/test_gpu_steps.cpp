@@ -191,6 +191,48 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
   detail::set_tuning(saved);
 }
 
+// best's tiles fitted to the waves (coop_fit): every compiled width and cluster, checked (poisoned D, cuBLAS and
+// CPU references, a bit-identical rerun) on shapes with partial tiles in every dimension, and a width that is not
+// compiled for the problem's cluster refused before launch.
+TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  const detail::Tuning saved = detail::tuning();
+  struct Case {
+    int width, cluster;
+  };
+  // The (width, cluster) pairs of src/hopper/families.hpp's kFitTiles.
+  for (const Case c : std::vector<Case>{{64, 1}, {112, 1}, {224, 1}, {64, 2}, {144, 2}, {208, 2}, {224, 2}}) {
+    detail::Tuning t = saved;
+    t.kernel = "coop_fit";
+    t.width = c.width;
+    detail::set_tuning(t);
+    const std::vector<std::array<int64_t, 3>> shapes =
+        c.cluster == 1 ? std::vector<std::array<int64_t, 3>>{{128, 1000, 520}, {77, 3 * c.width + 8, 1032}, {1, 256, 64}}
+                       : std::vector<std::array<int64_t, 3>>{{256, 1000, 520}, {300, 3 * c.width + 8, 1032}, {129, 512, 64}};
+    for (const auto& [M, N, K] : shapes) {
+      const harness::CheckResult r = harness::check_step("best", M, N, K, 41);
+      EXPECT_EQ(r.status, harness::Status::pass) << "width " << c.width << " cluster " << c.cluster << " " << M << "x" << N
+                                                 << "x" << K << ": " << r.reason;
+    }
+    // The other cluster size has no tile of some widths: 112 at M > 128, 144 at M <= 128.
+    if (c.width == 112 || c.width == 144) {
+      const int64_t M = c.width == 112 ? 256 : 64, N = 512, K = 128;
+      harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
+      harness::fill_random(A.get(), A.size(), 42, nullptr);
+      harness::fill_random(B.get(), B.size(), 43, nullptr);
+      harness::fill_poison(D.get(), D.size(), nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_THROW(gemm(A.get(), B.get(), D.get(), M, N, K, "best", nullptr), Error) << "width " << c.width;
+      std::vector<__half> d(M * N);
+      cudaMemcpy(d.data(), D.get(), d.size() * 2, cudaMemcpyDeviceToHost);
+      EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](__half h) { return __hisnan(h); })) << "width " << c.width;
+    }
+  }
+  detail::set_tuning(saved);
+}
+
 // A tuning that cannot run (a ring deeper than the SMEM holds) is refused with a clear
 // error before anything launches: D keeps its poison, and the next call with the model's plan runs.
 TEST(SmallM, TuningThatCannotRunIsRefusedBeforeLaunch) {

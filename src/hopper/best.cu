@@ -31,18 +31,19 @@ namespace {
 
 constexpr char kStepId[] = "best";
 
-enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs };
+enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs, coop_fit };
 struct KernelName {
   Kernel k;
   const char* name;
 };
-constexpr std::array<KernelName, 7> kKernels = {{{Kernel::small_m, "small_m"},
+constexpr std::array<KernelName, 8> kKernels = {{{Kernel::small_m, "small_m"},
                                                  {Kernel::pingpong, "pingpong"},
                                                  {Kernel::pingpong_narrow, "pingpong_narrow"},
                                                  {Kernel::coop, "coop"},
                                                  {Kernel::coop_dp, "coop_dp"},
                                                  {Kernel::coop192, "coop192"},
-                                                 {Kernel::coop_regs, "coop_regs"}}};
+                                                 {Kernel::coop_regs, "coop_regs"},
+                                                 {Kernel::coop_fit, "coop_fit"}}};
 
 const char* name_of(Kernel k) {
   for (const KernelName& n : kKernels)
@@ -147,6 +148,37 @@ TilePick tile_pick(const detail::Problem& p) {
   return pick;
 }
 
+// The cooperative tiles fitted to the waves (coop_fit, cooperative::kFitTiles): 128 × width, one CTA a cluster for
+// one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
+// share of a 256×128 cluster tile is 128×128). At small M the stream of B bounds it as it bounds the small-M kernel.
+struct FitPick {
+  cooperative::FitTile tile{0, 0};
+  double us = 1e30;
+};
+
+FitPick fit_pick(const detail::Problem& p) {
+  const int sms = detail::sm_count();
+  const int cluster = p.M <= 128 ? 1 : 2;
+  const int64_t rows = (p.M + 128 * cluster - 1) / (128 * cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
+  const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
+  FitPick best;
+  for (const cooperative::FitTile& t : cooperative::kFitTiles) {
+    if (t.cluster != cluster || (detail::tuning().width != 0 && t.width != detail::tuning().width)) continue;
+    const int64_t out_w = p.ep.swiglu ? t.width / 2 : t.width;
+    const int64_t tiles = rows * ((p.out_cols() + out_w - 1) / out_w), per_wave = sms / cluster;
+    const double waves = static_cast<double>((tiles + per_wave - 1) / per_wave);
+    const double compute = waves * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
+    const double us = kTilesFixedUs + std::max(compute, bytes / kReadBytesPerUs);
+    if (us < best.us) best = {t, us};
+  }
+  if (best.tile.width == 0)  // only a tuned width can leave nothing
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
+                                                   ": no fitted tile of that width with a cluster of " +
+                                                   std::to_string(cluster) + " (M " + (cluster == 1 ? "<=" : ">") +
+                                                   " 128) is compiled");
+  return best;
+}
+
 struct Choice {
   Kernel kernel;
   double small_m_us, tiles_us;  // the model's estimates (for `plan`)
@@ -196,6 +228,8 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, kStepId);
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
+    case Kernel::coop_fit:
+      return cooperative::launch_fit(p, stream, fit_pick(p).tile, kStepId);
   }
 }
 
@@ -231,7 +265,13 @@ std::string describe(const detail::Problem& p) {
     q.K = (p.K + 7) / 8 * 8;
     what = small_m::describe(q, /*pdl=*/true);
   } else {
-    what = std::string(name_of(c.kernel)) + (cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback");
+    what = std::string(name_of(c.kernel));
+    if (c.kernel == Kernel::coop_fit) {
+      const FitPick f = fit_pick(p);
+      what += " 128x" + std::to_string(f.tile.width) + " cluster " + std::to_string(f.tile.cluster) + ", register writeback";
+    } else {
+      what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
+    }
   }
   return "best -> " + what + est;
 }

@@ -14,6 +14,38 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
   launch_tma_store<Coop192, __half>(p, stream, stream_k, step_id);
 }
 
+// The fitted tiles: the register writeback (any D) and whole tiles. Ring depths fill the SMEM.
+//                        STAGES  GROUP_M  EPI_COLS  TILE_N  CLUSTER_M
+using Fit64x1 = Config<        9,       8,        0,     64,         1>;
+using Fit112x1 = Config<       7,       8,        0,    112,         1>;
+using Fit224x1 = Config<       5,       8,        0,    224,         1>;
+using Fit64x2 = Config<        9,       8,        0,     64,         2>;
+using Fit144x2 = Config<       6,       8,        0,    144,         2>;
+using Fit208x2 = Config<       5,       8,        0,    208,         2>;
+using Fit224x2 = Config<       5,       8,        0,    224,         2>;
+
+template <class Cfg>
+void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, false, step_id);
+  launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id);
+}
+
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
+  const int key = tile.width * 10 + tile.cluster;
+  switch (key) {
+    case 641: return launch_fit_cfg<Fit64x1>(p, stream, step_id);
+    case 1121: return launch_fit_cfg<Fit112x1>(p, stream, step_id);
+    case 2241: return launch_fit_cfg<Fit224x1>(p, stream, step_id);
+    case 642: return launch_fit_cfg<Fit64x2>(p, stream, step_id);
+    case 1442: return launch_fit_cfg<Fit144x2>(p, stream, step_id);
+    case 2082: return launch_fit_cfg<Fit208x2>(p, stream, step_id);
+    case 2242: return launch_fit_cfg<Fit224x2>(p, stream, step_id);
+    default:
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": no fitted 128x" + std::to_string(tile.width) +
+                                                     " tile with a cluster of " + std::to_string(tile.cluster) + " compiled");
+  }
+}
+
 bool tma_storable(const detail::Problem& p) {
   return p.d != DType::f32 && p.ldd % 8 == 0 && reinterpret_cast<uintptr_t>(p.D) % 16 == 0 && c_tma_loadable(p);
 }

@@ -28,25 +28,32 @@ namespace ladder::hopper::cooperative {
 namespace {
 
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
-// 4th stage. TILE_N < 256 (one m64nTILE_N wgmma per consumer) trades bytes per FLOP for a better wave count.
-template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256>
+// 4th stage; EPI_COLS 0: the register writeback only (no staging tile). TILE_N < 256 (one m64nTILE_N wgmma per
+// consumer) trades bytes per FLOP for a better wave count. CLUSTER_M 1: one CTA a cluster, for one 128-row tile of
+// A (M <= 128), where a second CTA sharing B would have no rows.
+template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256, int CLUSTER_M_ = 2>
 struct Config {
-  static constexpr int CLUSTER_M = 2, STAGES = STAGES_, GROUP_M = GROUP_M_;
+  static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, GROUP_M = GROUP_M_;
   static constexpr int EPI_COLS = EPI_COLS_;
+  static constexpr bool kTmaStore = EPI_COLS > 0;  // a copy with the TMA-store writeback exists
   static constexpr int TILE_M = 128, TILE_N = TILE_N_;
-  static_assert(TILE_N % EPI_COLS == 0 && EPI_COLS % 64 == 0, "whole 64-column store boxes");
-  static_assert((TILE_N / CLUSTER_M) % 8 == 0, "B slices are whole 8-row swizzle atoms");
+  static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B is loaded in two halves, one per CTA of a 2-CTA cluster");
+  static constexpr int kEpiCols = kTmaStore ? EPI_COLS : 64;  // EPI_COLS, or a stand-in divisor without the TMA store
+  static_assert(!kTmaStore || (TILE_N % kEpiCols == 0 && EPI_COLS % 64 == 0), "whole 64-column store boxes");
+  static_assert(TILE_N % 16 == 0, "B's halves are whole 8-row swizzle atoms");
   static constexpr int kPartialFloat4s = TILE_N / 8;  // a consumer thread's share of its 64×TILE_N fp32 fragment
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
-  static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads: with SwiGLU, rank 0 gate, rank 1 up
+  // B arrives in two boxes of B_SLICE rows (with SwiGLU, the gate rows and the up rows): one per CTA of a 2-CTA
+  // cluster (multicast to both), or both from the one CTA.
+  static constexpr int B_SLICE = TILE_N / 2;
   // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it.
-  static constexpr bool kTakesSwiglu = (TILE_N / 2) % EPI_COLS == 0;
+  static constexpr bool kTakesSwiglu = !kTmaStore || (TILE_N / 2) % kEpiCols == 0;
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
-    alignas(1024) __half Dtile[kConsumers][WGMMA_M * EPI_COLS];  // per consumer: (64, EPI_COLS) SW128 image
+    alignas(1024) __half Dtile[kConsumers][WGMMA_M * (kTmaStore ? EPI_COLS : 8)];  // per consumer: (64, EPI_COLS) SW128
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
     uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
@@ -117,14 +124,21 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         // This CTA's B slice: rows [tn·TILE_N + rank·B_SLICE, +B_SLICE), or with SwiGLU the gate (rank 0) or up
         // (rank 1) rows of the tile's output columns.
         const int n_out = tn * out_tile_n;
-        const int b_row = swiglu ? (rank == 0 ? n_out : epi.half + n_out) : tn * TILE_N + rank * B_SLICE;
+        auto b_row = [&](int half) {  // B's rows of half `half` of the tile
+          return swiglu ? (half == 0 ? n_out : epi.half + n_out) : tn * TILE_N + half * B_SLICE;
+        };
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
           // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
           tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
-          tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row,
-                                &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          if constexpr (CLUSTER_M == 2) {
+            tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(rank),
+                                  &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          } else {
+            for (int h = 0; h < 2; ++h)
+              tma_load_2d(s.B[load.stage] + h * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(h), &s.full_bar[load.stage]);
+          }
           load.advance();
         }
       }
@@ -233,11 +247,12 @@ inline Epilogue epilogue_of(const detail::Problem& p) {
   return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
 }
 
-// Cluster tiles (256 rows × TILE_N, or TILE_N/2 output columns with SwiGLU) of a problem.
+// Cluster tiles (128·CLUSTER_M rows × TILE_N, or TILE_N/2 output columns with SwiGLU) of a problem.
 template <class Cfg>
 int64_t cluster_tiles(const detail::Problem& p) {
   const int64_t out_tile_n = p.ep.swiglu ? Cfg::TILE_N / 2 : Cfg::TILE_N;
-  return ((p.M + 2 * Cfg::TILE_M - 1) / (2 * Cfg::TILE_M)) * ((p.out_cols() + out_tile_n - 1) / out_tile_n);
+  const int64_t rows = int64_t{Cfg::CLUSTER_M} * Cfg::TILE_M;
+  return ((p.M + rows - 1) / rows) * ((p.out_cols() + out_tile_n - 1) / out_tile_n);
 }
 
 // Launches the cooperative kernel on a persistent grid. With `stream_k`, the partial last wave is split
@@ -261,7 +276,9 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
-  static_assert(2 * Cfg::TILE_M == 256, "stream_k_many_pieces counts 256-row cluster tiles");
+  static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
+  if (Cfg::CLUSTER_M == 1 && stream_k)
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no stream-K for 1-CTA clusters");
   StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p)), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
@@ -278,7 +295,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, tc, static_cast<int>(p.M), static_cast<int>(p.K), sk,
                                                            out, epilogue_of(p));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
-    return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " stages " + std::to_string(Cfg::STAGES) +
+    return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
+           std::to_string(Cfg::STAGES) +
            (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
            " of " + std::to_string(tiles);
   });

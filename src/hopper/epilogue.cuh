@@ -66,8 +66,8 @@ __device__ __forceinline__ float to_float(E v) {
 // after the mainloop cost the cooperative kernel 7.7 % at 2048×16384×4096 (the ping-pong 3.4 %).
 template <int N_FRAG>
 struct BiasShare {
-  static constexpr int J = N_FRAG / 8, Q = J / 8;  // blocks; blocks a lane holds
-  static_assert(J % 8 == 0, "whole 64-column fragments");
+  static constexpr int J = N_FRAG / 8, Q = (J + 7) / 8;  // blocks; blocks a lane holds (the last may be partial)
+  static_assert(N_FRAG % 16 == 0, "whole 8-column blocks, an even count (SwiGLU's gate and up halves)");
   float2 v[Q];
 };
 
@@ -86,6 +86,7 @@ __device__ __forceinline__ BiasShare<N_FRAG> load_bias_share(const Epilogue& e, 
 #pragma unroll
     for (int q = 0; q < S::Q; ++q) {
       const int j = a + 8 * q;
+      if (j >= S::J) break;  // a partial last group of blocks (N_FRAG not a multiple of 64)
       const bool up = swiglu && j >= S::J / 2;
       const int64_t c = col0 + 8 * (up ? j - S::J / 2 : j) + 2 * b, idx = up ? e.half + c : c;
       s.v[q].x = c < out_cols ? to_float(bias[idx]) : 0.0f;
