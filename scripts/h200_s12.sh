@@ -2,7 +2,8 @@
 # Twelfth session's plan: the cooperative tiles fitted to the waves (best's `coop_fit`, forced by LADDER_TUNE while it
 # is measured), and the cluster probe (tools/cluster_probe.cu) for the synccheck report on clusters of > 8 CTAs.
 #   GROUPS_=fitcheck  the GPU tests of the fitted tiles, `check` of every width over a sweep, the torch check of the
-#                     fused epilogues through coop_fit, and the sanitizers on small shapes
+#                     fused epilogues through coop_fit
+#   GROUPS_=fitsan    compute-sanitizer memcheck, racecheck and synccheck on two fitted tiles, small shapes
 #   GROUPS_=fitbench  interleaved A/B of `auto` against coop_fit (the model's width and each compiled width) at
 #                     128, 256 and 512 tokens over the decode layers and on the few-tile shapes
 #   GROUPS_=cluster   ladder_cluster_probe plain and under compute-sanitizer synccheck / memcheck
@@ -32,7 +33,8 @@ for g in ${GROUPS_:-fitcheck}; do
         echo "width $w cluster 2: $(tail -1 "$L/check-fit-$w-2.log")"
       done
       LADDER_TUNE=kernel=coop_fit T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-fit.csv" > "$L/check-v2-fit.log" 2>&1
-      tail -1 "$L/check-v2-fit.log"; grep FAIL "$L/check-v2-fit.log" | head -5
+      tail -1 "$L/check-v2-fit.log"; grep FAIL "$L/check-v2-fit.log" | head -5 ;;
+    fitsan)
       for tool in ${TOOLS:-memcheck racecheck synccheck}; do
         for t in kernel=coop_fit,width=112 kernel=coop_fit,width=144; do
           LADDER_TUNE=$t T 120 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \

@@ -102,7 +102,7 @@ __host__ __device__ constexpr uint32_t mix32(uint32_t x) {
   return x;
 }
 __host__ __device__ constexpr uint32_t mbar_word(uint32_t cta, uint32_t iter, uint32_t j) {
-  return mix32((cta << 12 | iter << 7 | j) ^ 0x9e3779b9u);
+  return mix32((cta << 13 | iter << 7 | j) ^ 0x9e3779b9u);  // j < 128, iter < 64, cta < 1024: distinct
 }
 __host__ __device__ constexpr uint32_t pattern(uint32_t rank, uint32_t m, uint32_t c) {
   return mix32((rank << 12 | m << 6 | c) ^ 0x85ebca6bu);
