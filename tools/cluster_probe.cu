@@ -31,10 +31,11 @@
 // --nonportable always sets it for every size, which separates "a cluster of more than 8" from "the attribute".
 // The ring: --stages deep (4), --iters stages a CTA (32: it wraps 8 times; small_m at split 16 often has no more
 // K-tiles a CTA than stages, so its producer never waits on empty_bar: --iters 4 or less is that regime), and
-// --release lag frees a stage one wait late and never the last one, as small_m's consumers do (wgmma_wait_group<1>).
+// --release lag frees a stage one wait late and never the last one, as small_m's consumers do (wgmma_wait_group<1>);
+// --l2evict 1 loads the W boxes with the evict-first hint (tma_load_2d_hint), as small_m does for large B.
 //
 //   ladder_cluster_probe --sizes 8,12,16 --variants tma,dsmem [--clusters 16] [--stages 4] [--iters 32]
-//                        [--release now|lag] [--nonportable auto|always]
+//                        [--release now|lag] [--l2evict 0|1] [--nonportable auto|always]
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -143,6 +144,7 @@ struct Out {
   int iters;                 // stages each CTA's producer fills (its K-tiles; 0: an empty K range)
   int lag;                   // 1: a consumer warp frees stage i after its wait for stage i + 1, as small_m's
                              // (wgmma_wait_group<1>), and never frees its last; 0: right after reading it
+  int l2evict;               // 1: the W box loads with an L2 evict-first hint (tma_load_2d_hint, as small_m's large B)
 };
 
 // ids: identities, and each rank's SMEM word read through DSMEM (rank q of this cluster is block blockIdx.x - rank + q
@@ -192,6 +194,7 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
 
   if (warp == kConsumerWarps) {
     if (lane == 0) {
+      const uint64_t evict_first = out.l2evict ? l2_evict_first_policy() : 0;
       RingState ring{static_cast<uint32_t>(stages)};
       for (int i = 0; i < iters; ++i) {
         mbarrier_wait<true>(&empty_bar[ring.stage], ring.producer_phase(), "empty_bar");  // traps, never hangs
@@ -203,7 +206,8 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
         } else {
           const int kt = rank * iters + i;
           mbarrier_arrive_expect_tx(&full_bar[ring.stage], kStageBytes);
-          tma_load_2d(stage, &tmap_w, kt * kBox, tile * kBox, &full_bar[ring.stage]);
+          if (out.l2evict) tma_load_2d_hint(stage, &tmap_w, kt * kBox, tile * kBox, &full_bar[ring.stage], evict_first);
+          else tma_load_2d(stage, &tmap_w, kt * kBox, tile * kBox, &full_bar[ring.stage]);
           tma_load_2d(stage + kBoxBytes, &tmap_x, kt * kBox, tile * kBox, &full_bar[ring.stage]);
         }
         ring.advance();
@@ -263,7 +267,7 @@ struct Options {
   std::vector<int> sizes;
   std::vector<Variant> variants;
   int clusters = 16, stages = 4, iters = 32;
-  bool lag = false, nonportable_always = false;
+  bool lag = false, l2evict = false, nonportable_always = false;
 };
 
 std::vector<std::string> split_list(const std::string& list, const std::string& what) {
@@ -325,6 +329,10 @@ Options parse(int argc, char** argv, bool& help) {
       const std::string v = val();
       if (v != "now" && v != "lag") throw std::invalid_argument("--release: '" + v + "' is not now or lag");
       o.lag = v == "lag";
+    } else if (a == "--l2evict") {
+      const std::string v = val();
+      if (v != "0" && v != "1") throw std::invalid_argument("--l2evict: '" + v + "' is not 0 or 1");
+      o.l2evict = v == "1";
     } else if (a == "--nonportable") {
       const std::string v = val();
       if (v != "auto" && v != "always") throw std::invalid_argument("--nonportable: '" + v + "' is not auto or always");
@@ -395,7 +403,7 @@ std::string run_one(Device& d, int size, Variant v, bool& fatal) {
   cuda_check(cudaMemsetAsync(d.ids.get(), 0xff, d.ids.size() * sizeof(uint32_t), d.stream), "memset");
   cuda_check(cudaMemsetAsync(d.sums.get(), 0xff, d.sums.size() * sizeof(unsigned long long), d.stream), "memset");
   cuda_check(cudaMemsetAsync(d.reduced.get(), 0xff, d.reduced.size() * sizeof(uint32_t), d.stream), "memset");
-  const Out out{d.ids.get(), d.sums.get(), d.reduced.get(), d.o.stages, iters, d.o.lag ? 1 : 0};
+  const Out out{d.ids.get(), d.sums.get(), d.reduced.get(), d.o.stages, iters, d.o.lag ? 1 : 0, d.o.l2evict ? 1 : 0};
   cudaError_t e = cudaSuccess;
   switch (v) {
     case Variant::ids: e = cudaLaunchKernelEx(&cfg, ids_kernel, out); break;
@@ -438,7 +446,8 @@ std::string run_one(Device& d, int size, Variant v, bool& fatal) {
           break;
         }
     }
-    if (bad) wrong.push_back("ids: " + std::to_string(bad) + " of " + std::to_string(ctas) + " CTAs wrong, first " + first);
+    if (bad)
+      wrong.push_back("ids: " + std::to_string(bad) + " of " + std::to_string(ctas) + " CTAs wrong, first " + first);
   }
   if (v != Variant::ids) {
     std::vector<unsigned long long> want(static_cast<size_t>(ctas), 0);
@@ -490,7 +499,8 @@ int run(int argc, char** argv) {
   const Options o = parse(argc, argv, help);  // before any CUDA call: errors in the request first
   if (help) {
     std::puts("ladder_cluster_probe [--sizes 1,2,4,8,12,16] [--variants ids,mbar,tma,dsmem] [--clusters 16]\n"
-              "                     [--stages 4] [--iters 32] [--release now|lag] [--nonportable auto|always]\n"
+              "                     [--stages 4] [--iters 32] [--release now|lag] [--l2evict 0|1]\n"
+              "                     [--nonportable auto|always]\n"
               "one line per (size, variant): size=S variant=V clusters=C result=ok|WRONG (details)|not-resident;\n"
               "exit 1 when any is WRONG (see the head of tools/cluster_probe.cu)");
     return 0;
@@ -534,9 +544,9 @@ int run(int argc, char** argv) {
                "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   }
   std::printf("ladder_cluster_probe %s on %s: %d clusters a launch along x; ring of %d stages, %d filled a CTA, "
-              "release %s; %d threads (4 consumer warps + producer); non-portable attribute %s\n",
+              "release %s, W loads %s; %d threads (4 consumer warps + producer); non-portable attribute %s\n",
               LADDER_GIT_COMMIT, detail::describe(dev).c_str(), o.clusters, o.stages, o.iters,
-              o.lag ? "lag (as small_m)" : "now", kThreads,
+              o.lag ? "lag (as small_m)" : "now", o.l2evict ? "evict-first" : "unhinted", kThreads,
               o.nonportable_always ? "set for every size" : "set for sizes > 8");
   std::fflush(stdout);
 
