@@ -6,6 +6,7 @@
 #   GROUPS_=fitsan    compute-sanitizer memcheck, racecheck and synccheck on two fitted tiles, small shapes
 #   GROUPS_=fitbench  interleaved A/B of `auto` against coop_fit (the model's width and each compiled width) at
 #                     128, 256 and 512 tokens over the decode layers and on the few-tile shapes
+#   GROUPS_=fitab     best's rule for the fitted tile at 65-128 tokens against the small-M kernel; widths forced below
 #   GROUPS_=cluster   ladder_cluster_probe plain and under compute-sanitizer synccheck / memcheck
 #   GROUPS_=verify    every GPU test and the Python GPU tests
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
@@ -49,6 +50,16 @@ for g in ${GROUPS_:-fitcheck}; do
       ab fit256 "$(shapes 256)" "$c2"
       ab fit512 "$(shapes 512)" "$c2"
       ab fitfew "$FEW" "$c2" ;;
+    fitab)
+      # best's rule (65-128 tokens, a width that fills its waves) against the small-M kernel it replaces there, and
+      # the fitted widths forced below 65 tokens, where the rule does not apply yet.
+      ab fitab "$(LAYERS="14336x4096 28672x8192 128256x4096 4096x4096 8192x8192" shapes "128 96 65")" \
+        ";kernel=small_m;kernel=coop_fit,width=112;kernel=coop_fit,width=224"
+      ab fitlow "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "64 48 32 16")" \
+        ";kernel=coop_fit,width=112;kernel=coop_fit,width=224"
+      for s in 128x14336x4096 100x28672x8192 128x128256x4096 128x4096x4096; do
+        LADDER_TRACE=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 -E "cooperative|small-M" | sed "s/^/$s: /"
+      done ;;
     cluster)
       P=$B/ladder_cluster_probe
       T 60 "$P" > "$L/cluster-plain.log" 2>&1; cat "$L/cluster-plain.log"

@@ -6,7 +6,10 @@
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
-//     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md).
+//     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
+//   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
+//     (coop_fit: 128×112 or 128×224 filling ≥ 90 % of them), a stream of B without a split:
+//       t ≈ 3 µs + bytes / 3.4 TB/s.
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
 //   256×128×64 cluster K-tile at 4096³; 3.0 TB/s and the small-M tile rates are the decode sweeps' streams.
 // Rows TMA cannot read (K, lda, ldb % 8 ≠ 0, or A/B not 16-byte aligned) are first copied into a zero-padded
@@ -150,10 +153,20 @@ TilePick tile_pick(const detail::Problem& p) {
 
 // The cooperative tiles fitted to the waves (coop_fit, cooperative::kFitTiles): 128 × width, one CTA a cluster for
 // one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
-// share of a 256×128 cluster tile is 128×128). At small M the stream of B bounds it as it bounds the small-M kernel.
+// share of a 256×128 cluster tile is 128×128). At small M it is a stream of B, as the small-M kernel is, but
+// without a split: measured 2026-12-01 (docs/results/dev/2026-12-01-s12-fit/), at 128 tokens a 1-CTA tile of
+// width ≥ 112 that fills at least 90 % of its waves streams B at 3.2-3.7 TB/s where the small-M kernel's 128×128
+// tiles split over two CTAs an SM reach 2.7-3.3 (128×14336×4096 at 128×112, 128 tiles: 37.7 against 44.3 µs;
+// 128×28672×8192 at 128×224: 126 against 143; 128×128256×4096 at 128×112: 307 against 339). Narrower or
+// emptier waves lost (128×8192×8192 at 128×64: 50-53 against 49; 128×4096×14336: 71 against 44), and the 2-CTA
+// tiles lost to the tile kernels almost everywhere at 256-3000 rows (the register writeback, the narrower MMA):
+// 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs), 256×28672×8192 at 128×224 2 %.
+inline constexpr double kFitReadBytesPerUs = 3.4e6;
+
 struct FitPick {
   cooperative::FitTile tile{0, 0};
   double us = 1e30;
+  bool fills = false;  // a width >= 112 whose waves are >= 90 % full: the measured regime
 };
 
 FitPick fit_pick(const detail::Problem& p) {
@@ -161,27 +174,30 @@ FitPick fit_pick(const detail::Problem& p) {
   const int cluster = p.M <= 128 ? 1 : 2;
   const int64_t rows = (p.M + 128 * cluster - 1) / (128 * cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
-  FitPick best;
+  FitPick best, filled;
   for (const cooperative::FitTile& t : cooperative::kFitTiles) {
     if (t.cluster != cluster || (detail::tuning().width != 0 && t.width != detail::tuning().width)) continue;
     const int64_t out_w = p.ep.swiglu ? t.width / 2 : t.width;
     const int64_t tiles = rows * ((p.out_cols() + out_w - 1) / out_w), per_wave = sms / cluster;
-    const double waves = static_cast<double>((tiles + per_wave - 1) / per_wave);
-    const double compute = waves * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
-    const double us = kTilesFixedUs + std::max(compute, bytes / kReadBytesPerUs);
-    if (us < best.us) best = {t, us};
+    const int64_t waves = (tiles + per_wave - 1) / per_wave;
+    const double compute = static_cast<double>(waves) * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
+    const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
+    const bool fills = t.width >= 112 && 10 * tiles >= 9 * waves * per_wave;
+    if (us < best.us) best = {t, us, fills};
+    if (fills && t.width >= filled.tile.width) filled = {t, us, true};  // the widest: fewest re-reads of A
   }
   if (best.tile.width == 0)  // only a tuned width can leave nothing
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
                                                    ": no fitted tile of that width with a cluster of " +
                                                    std::to_string(cluster) + " (M " + (cluster == 1 ? "<=" : ">") +
                                                    " 128) is compiled");
-  return best;
+  return filled.fills ? filled : best;
 }
 
 struct Choice {
   Kernel kernel;
   double small_m_us, tiles_us;  // the model's estimates (for `plan`)
+  double fit_us = 0;            // and the fitted tile's, where it was a candidate
 };
 
 Choice choose(const detail::Problem& p) {
@@ -193,6 +209,15 @@ Choice choose(const detail::Problem& p) {
   // K = 2040-2048 1.10× to 0.74×: dev/2026-12-01-s6-shortk/), so it is a candidate there only from K = 2048.
   const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
+  // The fitted tile where it was measured to win: the small-M kernel's 128-token tile's range (65-128 tokens), a
+  // width that fills its waves.
+  if (p.M > 64 && p.M <= 128) {
+    const FitPick f = fit_pick(p);
+    if (f.fills) {
+      c.fit_us = f.us;
+      if (f.us < std::min(s, t.us)) c.kernel = Kernel::coop_fit;
+    }
+  }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
     if (it == kKernels.end()) {
@@ -257,7 +282,9 @@ std::string check(const detail::Problem& p) {
 std::string describe(const detail::Problem& p) {
   const Choice c = choose(p);
   char est[128];
-  std::snprintf(est, sizeof est, " (model: small-M %.1f us, tiles %.1f us%s)", c.small_m_us, c.tiles_us,
+  char fit[48] = "";
+  if (c.fit_us > 0) std::snprintf(fit, sizeof fit, ", fitted %.1f us", c.fit_us);
+  std::snprintf(est, sizeof est, " (model: small-M %.1f us, tiles %.1f us%s%s)", c.small_m_us, c.tiles_us, fit,
                 tma_rows(p) ? "" : "; rows padded to K % 8 == 0 first");
   std::string what;
   if (c.kernel == Kernel::small_m) {
