@@ -60,6 +60,9 @@ for g in ${GROUPS_:-fitcheck}; do
       for s in 128x14336x4096 100x28672x8192 128x128256x4096 128x4096x4096; do
         LADDER_TRACE=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 -E "cooperative|small-M" | sed "s/^/$s: /"
       done ;;
+    narrow)  # the narrow-layer rule (split 16 at <= 16 tokens, K >= 128 K-tiles; cps=1 the plan before it)
+      LAYERS="1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x8192 1024x14336 512x8192" shapes "1 8 16")" ";cps=1"
+      ab fit-width "$(LAYERS="128256x4096 28672x8192 14336x4096" shapes "128 100 80")" ";kernel=small_m;kernel=coop_fit,width=112;kernel=coop_fit,width=224" ;;
     cluster)
       P=$B/ladder_cluster_probe
       T 60 "$P" > "$L/cluster-plain.log" 2>&1; cat "$L/cluster-plain.log"

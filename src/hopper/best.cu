@@ -8,7 +8,7 @@
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
 //   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
-//     (coop_fit: 128×112 or 128×224 filling ≥ 90 % of them), a stream of B without a split:
+//     (coop_fit: 128×112 or 128×224 filling ≥ 85 % of them), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s.
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
 //   256×128×64 cluster K-tile at 4096³; 3.0 TB/s and the small-M tile rates are the decode sweeps' streams.
@@ -154,19 +154,22 @@ TilePick tile_pick(const detail::Problem& p) {
 // The cooperative tiles fitted to the waves (coop_fit, cooperative::kFitTiles): 128 × width, one CTA a cluster for
 // one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
 // share of a 256×128 cluster tile is 128×128). At small M it is a stream of B, as the small-M kernel is, but
-// without a split: measured 2026-12-01 (docs/results/dev/2026-12-01-s12-fit/), at 128 tokens a 1-CTA tile of
-// width ≥ 112 that fills at least 90 % of its waves streams B at 3.2-3.7 TB/s where the small-M kernel's 128×128
-// tiles split over two CTAs an SM reach 2.7-3.3 (128×14336×4096 at 128×112, 128 tiles: 37.7 against 44.3 µs;
-// 128×28672×8192 at 128×224: 126 against 143; 128×128256×4096 at 128×112: 307 against 339). Narrower or
-// emptier waves lost (128×8192×8192 at 128×64: 50-53 against 49; 128×4096×14336: 71 against 44), and the 2-CTA
-// tiles lost to the tile kernels almost everywhere at 256-3000 rows (the register writeback, the narrower MMA):
-// 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs), 256×28672×8192 at 128×224 2 %.
+// without a split. Measured 2026-12-01 (docs/results/dev/2026-12-01-s12-fit/, two interleaved rounds each): at
+// 65-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-3.7 TB/s where the small-M
+// kernel's 128×128 tiles, split over two CTAs an SM, reach 2.7-3.3: at 128 tokens 128×14336×4096 (128×112, 128
+// tiles) 37.4-38.0 against 44.5-44.8 µs, 128×28672×8192 (128×224) 125.7 against 143-144, 128×128256×4096
+// (128×112) 296-301 against 343-348; at 65 tokens 28672×8192 126 against 192. The widest such width wins
+// (fewer re-reads of A): 128256×4096 at 128×224 (573 tiles, 87 % of 5 waves) 298 against 364 at 65 tokens, 304-313
+// against 316-334 at 96, 305-321 against 298-302 at 128. Narrower or emptier waves lost (128×8192×8192 at 128×64
+// or 112: 50-54 against 46; 128×4096×14336: 71 against 44), and so did the fitted tiles at ≤ 64 tokens
+// (64×14336×4096: 44.0 against 39.8) and the 2-CTA tiles at 256-3000 rows almost everywhere (the register
+// writeback, the narrower MMA): 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs), 256×28672×8192 2 %.
 inline constexpr double kFitReadBytesPerUs = 3.4e6;
 
 struct FitPick {
   cooperative::FitTile tile{0, 0};
   double us = 1e30;
-  bool fills = false;  // a width >= 112 whose waves are >= 90 % full: the measured regime
+  bool fills = false;  // a width >= 112 whose waves are >= 85 % full: the measured regime
 };
 
 FitPick fit_pick(const detail::Problem& p) {
@@ -182,7 +185,7 @@ FitPick fit_pick(const detail::Problem& p) {
     const int64_t waves = (tiles + per_wave - 1) / per_wave;
     const double compute = static_cast<double>(waves) * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
     const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
-    const bool fills = t.width >= 112 && 10 * tiles >= 9 * waves * per_wave;
+    const bool fills = t.width >= 112 && 20 * tiles >= 17 * waves * per_wave;
     if (us < best.us) best = {t, us, fills};
     if (fills && t.width >= filled.tile.width) filled = {t, us, true};  // the widest: fewest re-reads of A
   }
