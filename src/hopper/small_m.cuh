@@ -390,11 +390,18 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   } else if (8 * pl.tiles <= sms) {
     size_for(1);
     // A narrow layer with a long K (≥ 128 K-tiles) at ≤ 16 tokens: split 16 with the ring sized for three CTAs an SM
-    // (8 stages at 8 tokens, 7 at 16), where every cluster of 16 is resident; else the plan above. Measured
-    // 2026-12-01 (dev/2026-12-01-s11-device/narrow/, against `cps=1`, main's plan before, two rounds): 1024×8192
-    // 9.2-9.5 µs against 9.5-9.7 at M = 1-16, 1024×14336 12.5-12.9 against 14.1-14.3, 512×8192 6.7-7.3 against
-    // 6.9-7.2. No other depth: split 16 at 6 stages ran 10.8-11.0 at M ≤ 8 (dev/2026-12-01-s10-pipeline/narrow/).
-    if (tune.split == 0 && tune.stages == 0 && Cfg::N_TOK <= 16 && k_tiles >= 128 && pl.split < 16) {
+    // (8 stages at 8 tokens, 7 at 16), where every cluster of 16 is resident and there are more CTAs than SMs (with
+    // fewer, each SM holds one CTA with a third of its SMEM); else the plan above. Measured 2026-12-01, two
+    // interleaved rounds against `cps=1` (the plan before) in each of two sessions (dev/2026-12-01-s11-device/narrow/,
+    // dev/2026-12-01-s12-fit/): 1024×8192 9.1-9.5 µs against 9.5-10.1 at M = 1-16, 1024×14336 12.5-12.9 against
+    // 14.1-15.3; 512×8192 (128 CTAs) 6.7-7.4 against 6.9-7.2, so not there. No other depth: split 16 at 6 stages ran
+    // 10.8-11.0 at M ≤ 8 (dev/2026-12-01-s10-pipeline/narrow/).
+    // NOTE: compute-sanitizer synccheck reports "Missing wait" on clusters of more than 8 CTAs and the kernel then
+    // computes wrong sums under it; so does ladder_cluster_probe's plain CTA-local mbarrier ring (no TMA, nothing
+    // across CTAs), which is right in plain and memcheck runs at every size 1-16: the tool's, not ours
+    // (dev/2026-12-01-s12-fit/cluster-*.log). Run synccheck at split <= 8.
+    if (tune.split == 0 && tune.stages == 0 && Cfg::N_TOK <= 16 && k_tiles >= 128 && pl.split < 16 &&
+        pl.tiles * 16 > sms) {
       detail::allow_nonportable_cluster(kernel, step_id);
       const int stages = ring_for(3);
       if (stages >= std::max(4, Cfg::min_stages()) &&
