@@ -63,6 +63,10 @@ for g in ${GROUPS_:-fitcheck}; do
     narrow)  # the narrow-layer rule (split 16 at <= 16 tokens, K >= 128 K-tiles; cps=1 the plan before it)
       LAYERS="1024x8192 1024x14336 512x8192" ab narrow-rule "$(LAYERS="1024x8192 1024x14336 512x8192" shapes "1 8 16")" ";cps=1"
       ab fit-width "$(LAYERS="128256x4096 28672x8192 14336x4096" shapes "128 100 80")" ";kernel=small_m;kernel=coop_fit,width=112;kernel=coop_fit,width=224" ;;
+    fitlow2)  # the 1-CTA fitted tile with A in two 64-row boxes, the empty one skipped (M <= 64), against small-M
+      ab fitlow2 "$(LAYERS="14336x4096 28672x8192 128256x4096 8192x8192 4096x4096" shapes "64 48 32 16 8")" \
+        ";kernel=coop_fit,width=112;kernel=coop_fit,width=224"
+      ab fitmid2 "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "128 96 65")" ";kernel=small_m" ;;
     cluster)
       P=$B/ladder_cluster_probe
       T 60 "$P" > "$L/cluster-plain.log" 2>&1; cat "$L/cluster-plain.log"

@@ -45,6 +45,7 @@ struct Config {
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int kABoxes = CLUSTER_M == 1 ? 2 : 1;  // A's boxes a stage: one 64-row box per consumer at 1 CTA
   // B arrives in two boxes of B_SLICE rows (with SwiGLU, the gate rows and the up rows): one per CTA of a 2-CTA
   // cluster (multicast to both), or both from the one CTA.
   static constexpr int B_SLICE = TILE_N / 2;
@@ -127,11 +128,16 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         auto b_row = [&](int half) {  // B's rows of half `half` of the tile
           return swiglu ? (half == 0 ? n_out : epi.half + n_out) : tn * TILE_N + half * B_SLICE;
         };
+        // A 1-CTA cluster loads A in two 64-row boxes and skips a box with no row in [0, M) (M ≤ 64).
+        const int a_boxes = CLUSTER_M == 1 && M - m_st <= WGMMA_M ? 1 : Cfg::kABoxes;
+        const uint32_t stage_bytes = Cfg::kStageBytes - (Cfg::kABoxes - a_boxes) * WGMMA_M * BLK_K * sizeof(__half);
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
           // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
-          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
-          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], stage_bytes);
+          for (int a = 0; a < a_boxes; ++a)
+            tma_load_2d(s.A[load.stage] + a * (TILE_M / Cfg::kABoxes) * BLK_K, &tmap_a, kt * BLK_K,
+                        m_st + a * (TILE_M / Cfg::kABoxes), &s.full_bar[load.stage]);
           if constexpr (CLUSTER_M == 2) {
             tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(rank),
                                   &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
@@ -162,6 +168,14 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       int cm, tn;
       sched.tile(piece.tile, cm, tn);
       const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n, row0 = m_st + c * WGMMA_M;
+      if (CLUSTER_M == 1 && row0 >= M) {  // no rows of A in this consumer's half (its box was not loaded): free
+        for (int i = piece.k_begin; i < piece.k_end; ++i) {  // each stage for the producer, write nothing
+          mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
+          release(read.stage);
+          read.advance();
+        }
+        continue;
+      }
       // The epilogue's operands, before the mainloop of a piece that writes D: they arrive while it runs.
       BiasShare<TILE_N> bias;
       if constexpr (F != Fused::none)
@@ -265,7 +279,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
   const CUtensorMapL2promotion promo = tile_operand_promotion();
-  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M / Cfg::kABoxes, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap td = TMA_STORE ? make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64) : ta;  // unused if not
   const CUtensorMap tc = TMA_STORE ? c_map(p, td) : ta;
