@@ -67,6 +67,13 @@ for g in ${GROUPS_:-fitcheck}; do
       ab fitlow2 "$(LAYERS="14336x4096 28672x8192 128256x4096 8192x8192 4096x4096" shapes "64 48 32 16 8")" \
         ";kernel=coop_fit,width=112;kernel=coop_fit,width=224"
       ab fitmid2 "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "128 96 65")" ";kernel=small_m" ;;
+    xbox)  # small-M's token box of M rows where M < N_TOK, against N_TOK rows (xbox=1); the fitted rule at 33-64
+      ab xbox "$(shapes "1 2 4 5 12")" ";xbox=1"
+      ab fit33 "$(LAYERS="14336x4096 28672x8192 128256x4096 8192x8192" shapes "33 40 64")" ";kernel=small_m"
+      T 200 "$B/ladder" check --steps best,h12,h13 --shapes "$(shapes "1 2 4 5 12 33 40 64")" --seeds 7 > "$L/check-xbox.log" 2>&1
+      tail -1 "$L/check-xbox.log"
+      T 100 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:CoopFit.*:Best.*' --gtest_brief=1 > "$L/tests-xbox.log" 2>&1
+      tail -2 "$L/tests-xbox.log" ;;
     cluster)
       P=$B/ladder_cluster_probe
       T 60 "$P" > "$L/cluster-plain.log" 2>&1; cat "$L/cluster-plain.log"

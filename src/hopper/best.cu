@@ -7,7 +7,7 @@
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
-//   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
+//   • at 33-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
 //     (coop_fit: 128×112 or 128×224 filling ≥ 85 % of them), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s.
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
@@ -155,15 +155,18 @@ TilePick tile_pick(const detail::Problem& p) {
 // one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
 // share of a 256×128 cluster tile is 128×128). At small M it is a stream of B, as the small-M kernel is, but
 // without a split. Measured 2026-12-01 (docs/results/dev/2026-12-01-s12-fit/, two interleaved rounds each): at
-// 65-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-3.7 TB/s where the small-M
+// 33-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-3.7 TB/s where the small-M
 // kernel's 128×128 tiles, split over two CTAs an SM, reach 2.7-3.3: at 128 tokens 128×14336×4096 (128×112, 128
 // tiles) 37.4-38.0 against 44.5-44.8 µs, 128×28672×8192 (128×224) 125.7 against 143-144, 128×128256×4096
 // (128×112) 296-301 against 343-348; at 65 tokens 28672×8192 126 against 192. The widest such width wins
 // (fewer re-reads of A): 128256×4096 at 128×224 (573 tiles, 87 % of 5 waves) 298 against 364 at 65 tokens, 304-313
 // against 316-334 at 96, 305-321 against 298-302 at 128. Narrower or emptier waves lost (128×8192×8192 at 128×64
-// or 112: 50-54 against 46; 128×4096×14336: 71 against 44), and so did the fitted tiles at ≤ 64 tokens
-// (64×14336×4096: 44.0 against 39.8) and the 2-CTA tiles at 256-3000 rows almost everywhere (the register
-// writeback, the narrower MMA): 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs), 256×28672×8192 2 %.
+// or 112: 50-54 against 46; 128×4096×14336: 71 against 44), and so did the 2-CTA tiles at 256-3000 rows almost
+// everywhere (the register writeback, the narrower MMA): 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs),
+// 256×28672×8192 2 %. At ≤ 64 tokens only the first of A's two 64-row boxes is loaded, and one consumer idles:
+// 64×14336×4096 at 128×112 35.1-35.4 against the small-M kernel's 39.7-39.8 µs (44.0 with both boxes), 64×28672×8192
+// at 128×224 119.2 against 127.4, 64×128256×4096 273 against 286, and at 48 tokens 35.0 against 38.4, 118.4 against
+// 124.8, 269 against 273. At 32 tokens it was mixed (128256×4096: 268 against 259) and at ≤ 16 it lost.
 inline constexpr double kFitReadBytesPerUs = 3.4e6;
 
 struct FitPick {
@@ -212,9 +215,9 @@ Choice choose(const detail::Problem& p) {
   // K = 2040-2048 1.10× to 0.74×: dev/2026-12-01-s6-shortk/), so it is a candidate there only from K = 2048.
   const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
-  // The fitted tile where it was measured to win: the small-M kernel's 128-token tile's range (65-128 tokens), a
-  // width that fills its waves.
-  if (p.M > 64 && p.M <= 128) {
+  // The fitted tile where it was measured to win: the small-M kernel's 64- and 128-token tiles' range (33-128
+  // tokens), a width that fills its waves.
+  if (p.M > 32 && p.M <= 128) {
     const FitPick f = fit_pick(p);
     if (f.fills) {
       c.fit_us = f.us;

@@ -75,6 +75,7 @@ struct Args {
   EpilogueParams ep;
   int b_prefetch;  // PDL: the first stages' weights load before the previous kernel has finished
   int l2evict;     // the weights' loads carry an L2 evict-first hint
+  uint32_t stage_bytes;  // a stage's TMA bytes: the weights' boxes and the token box (x_rows × BLK_K)
 };
 
 template <class T>
@@ -151,7 +152,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
         const int pre = std::min(stages, ke - kb);
         for (int j = 0; j < pre; ++j) {
-          mbarrier_arrive_expect_tx(&full_bar[j], Cfg::kStageBytes);
+          mbarrier_arrive_expect_tx(&full_bar[j], args.stage_bytes);
           load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
@@ -163,7 +164,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       }
       for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], Cfg::kStageBytes);
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], args.stage_bytes);
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
         load.advance();
@@ -447,10 +448,16 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
-  const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
+  // The token box: M rows where M < N_TOK (one token tile), not N_TOK. Rows of a box outside the tensor are not
+  // free for TMA: the cooperative kernel's 1-CTA tile took 44.0 µs at 64×14336×4096 with half its A box out of
+  // bounds, 35.2 with that half not loaded (dev/2026-12-01-s12-fit/). The ring's rows past M then keep stale bytes:
+  // their token columns of the product are never stored (nor summed: the reduce stops at M).
+  const int x_rows = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(std::min<int64_t>(Cfg::N_TOK, p.M));
+  const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_rows, BLK_K);
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0};
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0,
+                  Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T))};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
