@@ -77,10 +77,10 @@ for g in ${GROUPS_:-fitcheck}; do
     lastsan)  # the last call's sanitizers: small-M's M-row token box (split <= 8: synccheck's limit), coop_fit at 33-64
       for tool in memcheck racecheck synccheck; do
         T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best,h12 \
-          --shapes 1x1024x4096,5x1000x2056,12x344x520,40x3600x520,64x7168x256 --seeds 1 > "$L/lastsan-$tool.log" 2>&1
+          --shapes 1x1024x4096,5x1000x2056,12x344x520,40x14336x256,64x28672x128 --seeds 1 > "$L/lastsan-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/lastsan-$tool.log" | tr '\n' ' ')"
       done
-      for s in 1x1024x4096 5x1000x2056 12x344x520 40x3600x520 64x7168x256; do
+      for s in 1x1024x4096 5x1000x2056 12x344x520 40x14336x256 64x28672x128; do
         LADDER_TRACE=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 -E "cooperative|small-M" | sed "s/^/$s: /"
       done ;;
     cluster)
