@@ -154,7 +154,7 @@ TilePick tile_pick(const detail::Problem& p) {
 // The cooperative tiles fitted to the waves (coop_fit, cooperative::kFitTiles): 128 × width, one CTA a cluster for
 // one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
 // share of a 256×128 cluster tile is 128×128). At small M it is a stream of B, as the small-M kernel is, but
-// without a split. Measured 2026-12-01 (docs/results/dev/2026-12-01-s12-fit/, two interleaved rounds each): at
+// without a split. Measured 2026-12-02 (docs/results/dev/2026-12-02-s12-fit/, two interleaved rounds each): at
 // 33-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-3.7 TB/s where the small-M
 // kernel's 128×128 tiles, split over two CTAs an SM, reach 2.7-3.3: at 128 tokens 128×14336×4096 (128×112, 128
 // tiles) 37.4-38.0 against 44.5-44.8 µs, 128×28672×8192 (128×224) 125.7 against 143-144, 128×128256×4096
@@ -314,7 +314,8 @@ std::string describe(const detail::Problem& p) {
 
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
-    "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11) or "
-    "128x192; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
+    "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
+    "128x192, or at 33-128 tokens a 1-CTA cooperative tile fitted to the waves; K % 8 != 0 or unaligned rows go "
+    "through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};
