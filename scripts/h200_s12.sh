@@ -83,6 +83,16 @@ for g in ${GROUPS_:-fitcheck}; do
       for s in 1x1024x4096 5x1000x2056 12x344x520 40x14336x256 64x28672x128; do
         LADDER_TRACE=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 | grep -m1 -E "cooperative|small-M" | sed "s/^/$s: /"
       done ;;
+    abox)  # the fitted tile's A box trimmed to M rows below 64 tokens (the rule's 33-63), against small-M; then check
+      ab abox "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "33 40 48 64")" ";kernel=small_m"
+      T 200 "$B/ladder" check --steps best --shapes "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "33 40 63 64 65")" \
+        --seeds 8 > "$L/check-abox.log" 2>&1; tail -1 "$L/check-abox.log"
+      T 100 "$B/tests/ladder_tests" --gtest_filter='CoopFit.*:Best.*:SmallM.*' --gtest_brief=1 > "$L/tests-abox.log" 2>&1
+      tail -2 "$L/tests-abox.log"
+      LADDER_TUNE=kernel=coop_fit T 200 python3 scripts/check_v2_torch.py > "$L/check-v2-abox.log" 2>&1; tail -1 "$L/check-v2-abox.log"
+      T 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps best \
+        --shapes 40x14336x256,33x28672x128 --seeds 1 > "$L/abox-memcheck.log" 2>&1
+      echo "memcheck: $(grep -E 'ERROR SUMMARY|passed' "$L/abox-memcheck.log" | tr '\n' ' ')" ;;
     cluster)
       P=$B/ladder_cluster_probe
       T 60 "$P" > "$L/cluster-plain.log" 2>&1; cat "$L/cluster-plain.log"

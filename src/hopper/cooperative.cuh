@@ -44,8 +44,10 @@ struct Config {
   static constexpr int kPartialFloat4s = TILE_N / 8;  // a consumer thread's share of its 64×TILE_N fp32 fragment
   static constexpr int kConsumers = 2;  // consumer c owns rows [64c, 64c+64) of the tile
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
-  static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
   static constexpr int kABoxes = CLUSTER_M == 1 ? 2 : 1;  // A's boxes a stage: one 64-row box per consumer at 1 CTA
+  // The rows of A's box: M itself where M < 64 with one CTA a cluster (one tile row; a box's rows outside the tensor
+  // cost TMA time), else TILE_M / kABoxes. The host's tensor map and the kernel's expect-tx both use this.
+  static constexpr int a_box_rows(int M) { return CLUSTER_M == 1 && M < WGMMA_M ? M : TILE_M / kABoxes; }
   // B arrives in two boxes of B_SLICE rows (with SwiGLU, the gate rows and the up rows): one per CTA of a 2-CTA
   // cluster (multicast to both), or both from the one CTA.
   static constexpr int B_SLICE = TILE_N / 2;
@@ -128,9 +130,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         auto b_row = [&](int half) {  // B's rows of half `half` of the tile
           return swiglu ? (half == 0 ? n_out : epi.half + n_out) : tn * TILE_N + half * B_SLICE;
         };
-        // A 1-CTA cluster loads A in two 64-row boxes and skips a box with no row in [0, M) (M ≤ 64).
+        // A 1-CTA cluster loads A in two 64-row boxes, skips a box with no row in [0, M) (M ≤ 64), and below 64
+        // tokens its box is M rows (a_box_rows).
         const int a_boxes = CLUSTER_M == 1 && M - m_st <= WGMMA_M ? 1 : Cfg::kABoxes;
-        const uint32_t stage_bytes = Cfg::kStageBytes - (Cfg::kABoxes - a_boxes) * WGMMA_M * BLK_K * sizeof(__half);
+        const uint32_t stage_bytes = (a_boxes * Cfg::a_box_rows(M) + TILE_N) * BLK_K * sizeof(__half);
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
           // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
@@ -279,7 +282,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
   const CUtensorMapL2promotion promo = tile_operand_promotion();
-  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::TILE_M / Cfg::kABoxes, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
+  const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::a_box_rows(static_cast<int>(p.M)), BLK_K,
+                                            CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap td = TMA_STORE ? make_tensor_map_2d(p.D, p.M, p.out_cols(), p.ldd, 64, 64) : ta;  // unused if not
   const CUtensorMap tc = TMA_STORE ? c_map(p, td) : ta;
