@@ -89,7 +89,10 @@ for g in ${GROUPS_:-fitcheck}; do
         --seeds 8 > "$L/check-abox.log" 2>&1; tail -1 "$L/check-abox.log"
       T 100 "$B/tests/ladder_tests" --gtest_filter='CoopFit.*:Best.*:SmallM.*' --gtest_brief=1 > "$L/tests-abox.log" 2>&1
       tail -2 "$L/tests-abox.log"
-      LADDER_TUNE=kernel=coop_fit T 200 python3 scripts/check_v2_torch.py > "$L/check-v2-abox.log" 2>&1; tail -1 "$L/check-v2-abox.log"
+      for w in 64 112 144 208 224; do  # every width's fused epilogues (the other cluster's cases are refused: skipped)
+        LADDER_TUNE=kernel=coop_fit,width=$w T 100 python3 scripts/check_v2_torch.py > "$L/check-v2-w$w.log" 2>&1
+        echo "v2 width $w: $(tail -1 "$L/check-v2-w$w.log")"; grep FAIL "$L/check-v2-w$w.log" | head -3
+      done
       T 150 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps best \
         --shapes 40x14336x256,33x28672x128 --seeds 1 > "$L/abox-memcheck.log" 2>&1
       echo "memcheck: $(grep -E 'ERROR SUMMARY|passed' "$L/abox-memcheck.log" | tr '\n' ' ')" ;;

@@ -179,7 +179,8 @@ FitPick fit_pick(const detail::Problem& p) {
   const int sms = detail::sm_count();
   const int cluster = p.M <= 128 ? 1 : 2;
   const int64_t rows = (p.M + 128 * cluster - 1) / (128 * cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
-  const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
+  const double bytes = 2.0 * (static_cast<double>(p.M) * p.K + static_cast<double>(p.N) * p.K +
+                              static_cast<double>(p.M) * p.out_cols());
   FitPick best, filled;
   for (const cooperative::FitTile& t : cooperative::kFitTiles) {
     if (t.cluster != cluster || (detail::tuning().width != 0 && t.width != detail::tuning().width)) continue;
@@ -192,12 +193,18 @@ FitPick fit_pick(const detail::Problem& p) {
     if (us < best.us) best = {t, us, fills};
     if (fills && t.width >= filled.tile.width) filled = {t, us, true};  // the widest: fewest re-reads of A
   }
-  if (best.tile.width == 0)  // only a tuned width can leave nothing
-    throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
-                                                   ": no fitted tile of that width with a cluster of " +
-                                                   std::to_string(cluster) + " (M " + (cluster == 1 ? "<=" : ">") +
-                                                   " 128) is compiled");
-  return filled.fills ? filled : best;
+  return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
+}
+
+// A forced coop_fit whose tuned width has no tile for this problem's cluster size: refused before anything launches
+// (before best's padding too).
+void require_fit_tile(const detail::Problem& p) {
+  if (detail::tuning().kernel != "coop_fit" || fit_pick(p).tile.width != 0) return;
+  const int cluster = p.M <= 128 ? 1 : 2;
+  throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
+                                                 ": no fitted tile of that width with a cluster of " +
+                                                 std::to_string(cluster) + " (M " + (cluster == 1 ? "<=" : ">") +
+                                                 " 128) is compiled");
 }
 
 struct Choice {
@@ -219,7 +226,7 @@ Choice choose(const detail::Problem& p) {
   // tokens), a width that fills its waves.
   if (p.M > 32 && p.M <= 128) {
     const FitPick f = fit_pick(p);
-    if (f.fills) {
+    if (f.tile.width != 0 && f.fills) {
       c.fit_us = f.us;
       if (f.us < std::min(s, t.us)) c.kernel = Kernel::coop_fit;
     }
@@ -260,11 +267,13 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
     case Kernel::coop_fit:
+      require_fit_tile(p);
       return cooperative::launch_fit(p, stream, fit_pick(p).tile, kStepId);
   }
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
+  require_fit_tile(p);
   if (tma_rows(p)) return run_aligned(p, stream);
   const int64_t Kp = (p.K + 7) / 8 * 8;
   const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
@@ -300,6 +309,7 @@ std::string describe(const detail::Problem& p) {
   } else {
     what = std::string(name_of(c.kernel));
     if (c.kernel == Kernel::coop_fit) {
+      require_fit_tile(p);
       const FitPick f = fit_pick(p);
       what += " 128x" + std::to_string(f.tile.width) + " cluster " + std::to_string(f.tile.cluster) + ", register writeback";
     } else {
