@@ -154,19 +154,21 @@ TilePick tile_pick(const detail::Problem& p) {
 // The cooperative tiles fitted to the waves (coop_fit, cooperative::kFitTiles): 128 × width, one CTA a cluster for
 // one tile row (M ≤ 128), two above. A wave is one tile per SM; a 128 × w tile's K-tile is w/128 of a unit (one CTA's
 // share of a 256×128 cluster tile is 128×128). At small M it is a stream of B, as the small-M kernel is, but
-// without a split. Measured 2026-12-02 (docs/results/dev/2026-12-02-s12-fit/, two interleaved rounds each): at
-// 33-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-3.7 TB/s where the small-M
-// kernel's 128×128 tiles, split over two CTAs an SM, reach 2.7-3.3: at 128 tokens 128×14336×4096 (128×112, 128
-// tiles) 37.4-38.0 against 44.5-44.8 µs, 128×28672×8192 (128×224) 125.7 against 143-144, 128×128256×4096
-// (128×112) 296-301 against 343-348; at 65 tokens 28672×8192 126 against 192. The widest such width wins
-// (fewer re-reads of A): 128256×4096 at 128×224 (573 tiles, 87 % of 5 waves) 298 against 364 at 65 tokens, 304-313
-// against 316-334 at 96, 305-321 against 298-302 at 128. Narrower or emptier waves lost (128×8192×8192 at 128×64
-// or 112: 50-54 against 46; 128×4096×14336: 71 against 44), and so did the 2-CTA tiles at 256-3000 rows almost
-// everywhere (the register writeback, the narrower MMA): 1536²×4096 at 128×144 gained 6 % (35.8 against 38.1 µs),
-// 256×28672×8192 2 %. At ≤ 64 tokens only the first of A's two 64-row boxes is loaded, and one consumer idles:
-// 64×14336×4096 at 128×112 35.1-35.4 against the small-M kernel's 39.7-39.8 µs (44.0 with both boxes), 64×28672×8192
-// at 128×224 119.2 against 127.4, 64×128256×4096 273 against 286, and at 48 tokens 35.0 against 38.4, 118.4 against
-// 124.8, 269 against 273. At 32 tokens it was mixed (128256×4096: 268 against 259) and at ≤ 16 it lost.
+// without a split. Measured 2026-12-02 (docs/results/dev/2026-12-02-s12-fit/, two interleaved rounds a call):
+//   • at 33-128 tokens a 1-CTA tile of width ≥ 112 that fills its waves streams B at 3.2-4.0 TB/s, where the small-M
+//     kernel's 128×128 tiles, split over two CTAs an SM, reach 2.7-3.4 at 128 tokens. At 128 tokens: 128×14336×4096
+//     (128×112, 128 tiles) 37.4-38.4 against 43.9-44.8 µs, 128×28672×8192 (128×224) 125-126 against 142-144,
+//     128×128256×4096 296-304 against 335-350; at 65 tokens 28672×8192 126 against 192;
+//   • the widest such width, for fewer re-reads of A: 128256×4096 at 128×224 (573 tiles, 87 % of 5 waves) 298
+//     against 364 at 65 tokens, 304-313 against 316-334 at 96; at 128 a little behind, 302-321 against 298-312;
+//   • at ≤ 64 tokens only the first of A's two 64-row boxes is loaded (M rows below 64), and one consumer idles:
+//     64×14336×4096 at 128×112 35.0-35.4 against 39.7-40.1 (44.0 with both boxes), 64×28672×8192 at 128×224 118-119
+//     against 127, 64×128256×4096 271-274 against 285-289; at 48 tokens 35 against 38.0-38.4, 118 against 123-125,
+//     268-270 against 272-273. From 33 tokens, where the small-M kernel takes its 64-token tile: 14336×4096 and 28672×8192 win,
+//     128256×4096 loses 1-2.5 % at 33-40 tokens (left as it is);
+//   • lost: narrower or emptier waves (128×8192×8192 at 128×64 or 112: 50-56 against 46-49; 128×4096×14336: 71
+//     against 44), ≤ 32 tokens (128256×4096 at 32: 268 against 259), and the 2-CTA tiles at 256-3000 rows almost
+//     everywhere (the register writeback, the narrower MMA; 1536²×4096 at 128×144 gained 6 %, 35.8 against 38.1 µs).
 inline constexpr double kFitReadBytesPerUs = 3.4e6;
 
 struct FitPick {

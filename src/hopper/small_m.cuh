@@ -398,8 +398,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     // 14.1-15.3; 512×8192 (128 CTAs) 6.7-7.4 against 6.9-7.2, so not there. No other depth: split 16 at 6 stages ran
     // 10.8-11.0 at M ≤ 8 (dev/2026-12-01-s10-pipeline/narrow/).
     // NOTE: compute-sanitizer synccheck reports "Missing wait" on clusters of more than 8 CTAs and the kernel then
-    // computes wrong sums under it; so does ladder_cluster_probe's plain CTA-local mbarrier ring (no TMA, nothing
-    // across CTAs), which is right in plain and memcheck runs at every size 1-16: the tool's, not ours
+    // computes wrong sums under it; ladder_cluster_probe's plain CTA-local mbarrier ring (no TMA, nothing across
+    // CTAs) gets the same report and faults under synccheck at 12 CTAs, and is right in plain runs at every size
+    // 1-16 and under memcheck at 8-16: the tool's, not ours
     // (dev/2026-12-02-s12-fit/call2/cluster-*.log). Run synccheck at split <= 8.
     if (tune.split == 0 && tune.stages == 0 && Cfg::N_TOK <= 16 && k_tiles >= 128 && pl.split < 16 &&
         pl.tiles * 16 > sms) {
@@ -449,8 +450,9 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   // The token box: M rows where M < N_TOK (one token tile), not N_TOK. Rows of a box outside the tensor are not
-  // free for TMA: the cooperative kernel's 1-CTA tile took 44.0 µs at 64×14336×4096 with half its A box out of
-  // bounds, 35.2 with that half not loaded (dev/2026-12-02-s12-fit/call5/). The ring's rows past M then keep stale bytes:
+  // free for TMA: the cooperative kernel's 1-CTA tile at 14336×4096 took 37.8 µs at 128 tokens and 44.0 at 64-65
+  // with the same MMA and half its A box out of bounds (dev/2026-12-02-s12-fit/call2/, call3/). Measured here: 0-2 %
+  // (call6/xbox-summary.txt). The ring's rows past M then keep stale bytes:
   // their token columns of the product are never stored (nor summed: the reduce stops at M).
   const int x_rows = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(std::min<int64_t>(Cfg::N_TOK, p.M));
   const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_rows, BLK_K);
