@@ -75,7 +75,8 @@ struct Args {
   EpilogueParams ep;
   int b_prefetch;  // PDL: the first stages' weights load before the previous kernel has finished
   int l2evict;     // the weights' loads carry an L2 evict-first hint
-  uint32_t stage_bytes;  // a stage's TMA bytes: the weights' boxes and the token box (x_rows × BLK_K)
+  uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
+  uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
 };
 
 template <class T>
@@ -98,6 +99,7 @@ __device__ __forceinline__ void store4(void* D, DType d, int64_t idx, const floa
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads)
     small_m_kernel(const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ CUtensorMap tmap_x,
+                   const __grid_constant__ CUtensorMap tmap_x_tail,
                    const Args args) {
   using T = typename Cfg::Elem;
   constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, S = Cfg::kPartialStride;
@@ -118,6 +120,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
   const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
   const int kb = rank * k_tiles / split, ke = (rank + 1) * k_tiles / split;
+  // The last token tile loads only its rows (tmap_x_tail's box), and its stages expect that many bytes.
+  const bool tail = token0 + N_TOK >= args.M;
+  const uint32_t stage_bytes = tail ? args.stage_bytes_tail : args.stage_bytes;
 
   if (threadIdx.x == 0) {
     for (int st = 0; st < stages; ++st) {
@@ -143,7 +148,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         }
       };
       auto load_x = [&](int kt, int st) {
-        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, &tmap_x, kt * BLK_K, token0, &full_bar[st]);
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
+                    &full_bar[st]);
       };
       RingState load{static_cast<uint32_t>(stages)};
       int kt = kb;
@@ -152,7 +158,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
         const int pre = std::min(stages, ke - kb);
         for (int j = 0; j < pre; ++j) {
-          mbarrier_arrive_expect_tx(&full_bar[j], args.stage_bytes);
+          mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
           load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
@@ -164,7 +170,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       }
       for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], args.stage_bytes);
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
         load.advance();
@@ -449,21 +455,24 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
-  // The token box: M rows where M < N_TOK (one token tile), not N_TOK. Rows of a box outside the tensor are not
-  // free for TMA: the cooperative kernel's 1-CTA tile at 14336×4096 took 37.8 µs at 128 tokens and 44.0 at 64-65
-  // with the same MMA and half its A box out of bounds (dev/2026-12-02-s12-fit/call2/, call3/). Measured here: 0-2 %
-  // (call6/xbox-summary.txt). The ring's rows past M then keep stale bytes:
-  // their token columns of the product are never stored (nor summed: the reduce stops at M).
-  const int x_rows = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(std::min<int64_t>(Cfg::N_TOK, p.M));
-  const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_rows, BLK_K);
+  // The last token tile's box is its own rows (M mod N_TOK, or M where M < N_TOK), not N_TOK. Rows of a box outside
+  // the tensor are not free for TMA. Measured 2026-12-02 (dev/2026-12-02-s12-fit/call11/, against xbox=1, the
+  // N_TOK-row box): 65×8192×8192 41.5-41.7 against 50.9-52.9 µs, 65×4096×14336 39.6 against 49.3-50.4,
+  // 65×4096×4096 16.6 against 19.0, 96-100 tokens 3-8 %, 120 none; 0-2 % at 1-12 tokens (call6/). The ring's rows
+  // past M then keep stale bytes: their token columns of the product are never stored (nor summed: the reduce stops
+  // at M).
+  const int64_t tail_rows = p.M % Cfg::N_TOK == 0 ? Cfg::N_TOK : p.M % Cfg::N_TOK;
+  const int x_tail = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(tail_rows);
+  const CUtensorMap tx = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
+  const CUtensorMap tx_tail = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_tail, BLK_K);
+  auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0,
-                  Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T))};
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail)};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
-  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, args);
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
            std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
