@@ -458,7 +458,9 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // The last token tile's box is its own rows (M mod N_TOK, or M where M < N_TOK), not N_TOK. Rows of a box outside
   // the tensor are not free for TMA. Measured 2026-12-02 (dev/2026-12-02-s12-fit/call11/, against xbox=1, the
   // N_TOK-row box): 65×8192×8192 41.5-41.7 against 50.9-52.9 µs, 65×4096×14336 39.6 against 49.3-50.4,
-  // 65×4096×4096 16.6 against 19.0, 96-100 tokens 3-8 %, 120 none; 0-2 % at 1-12 tokens (call6/). The ring's rows
+  // 65×4096×4096 16.6 against 19.0, 96-100 tokens 3-8 %, 120 none; 0-2 % at 1-12 tokens (call6/); the last of
+  // several tiles (call12/): 300×1024×8192 19.4-19.5 against 22.8, 450×1024×8192 23.4-23.5 against 26.4-26.6,
+  // 200×1024×4096 12.6 against 13.1. The ring's rows
   // past M then keep stale bytes: their token columns of the product are never stored (nor summed: the reduce stops
   // at M).
   const int64_t tail_rows = p.M % Cfg::N_TOK == 0 ? Cfg::N_TOK : p.M % Cfg::N_TOK;
