@@ -38,6 +38,7 @@
 //                        [--release now|lag] [--l2evict 0|1] [--nonportable auto|always]
 #include <cooperative_groups.h>
 #include <cuda.h>
+#include <cuda/ptx>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -112,27 +113,15 @@ __host__ __device__ constexpr uint32_t fold(unsigned long long s) {
   return static_cast<uint32_t>(s) ^ static_cast<uint32_t>(s >> 32);
 }
 
-#define LADDER_SREG(name, reg)                           \
-  __device__ __forceinline__ uint32_t name() {           \
-    uint32_t v;                                          \
-    asm volatile("mov.u32 %0, %%" reg ";" : "=r"(v));    \
-    return v;                                            \
-  }
-LADDER_SREG(sreg_clusterid_x, "clusterid.x")
-LADDER_SREG(sreg_cluster_ctarank, "cluster_ctarank")
-LADDER_SREG(sreg_cluster_nctarank, "cluster_nctarank")
-LADDER_SREG(sreg_nclusterid_x, "nclusterid.x")
-LADDER_SREG(sreg_cluster_ctaid_x, "cluster_ctaid.x")
-LADDER_SREG(sreg_cluster_nctaid_x, "cluster_nctaid.x")
-#undef LADDER_SREG
 
 // This CTA's view of its cluster, in kIdNames order (one thread).
 __device__ void record_ids(uint32_t* ids, uint32_t dsmem_mask) {
   const cg::cluster_group cluster = cg::this_cluster();
   uint32_t* r = ids + static_cast<size_t>(blockIdx.x) * kIdFields;
   r[0] = cluster.num_blocks(), r[1] = cluster.block_rank(), r[2] = blockIdx.x;
-  r[3] = sreg_clusterid_x(), r[4] = sreg_cluster_ctarank(), r[5] = sreg_cluster_nctarank();
-  r[6] = sreg_nclusterid_x(), r[7] = sreg_cluster_ctaid_x(), r[8] = sreg_cluster_nctaid_x();
+  namespace ptx = cuda::ptx;  // the special registers, through CCCL
+  r[3] = ptx::get_sreg_clusterid_x(), r[4] = ptx::get_sreg_cluster_ctarank(), r[5] = ptx::get_sreg_cluster_nctarank();
+  r[6] = ptx::get_sreg_nclusterid_x(), r[7] = ptx::get_sreg_cluster_ctaid_x(), r[8] = ptx::get_sreg_cluster_nctaid_x();
   r[9] = dsmem_mask;
 }
 

@@ -199,9 +199,9 @@ FitPick fit_pick(const detail::Problem& p) {
 }
 
 // A forced coop_fit whose tuned width has no tile for this problem's cluster size: refused before anything launches
-// (before best's padding too).
-void require_fit_tile(const detail::Problem& p) {
-  if (detail::tuning().kernel != "coop_fit" || fit_pick(p).tile.width != 0) return;
+// (before best's padding too: launch() checks first).
+void require_fit_tile(const FitPick& f, const detail::Problem& p) {
+  if (f.tile.width != 0) return;
   const int cluster = p.M <= 128 ? 1 : 2;
   throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
                                                  ": no fitted tile of that width with a cluster of " +
@@ -212,7 +212,8 @@ void require_fit_tile(const detail::Problem& p) {
 struct Choice {
   Kernel kernel;
   double small_m_us, tiles_us;  // the model's estimates (for `plan`)
-  double fit_us = 0;            // and the fitted tile's, where it was a candidate
+  FitPick fit{};                // the fitted tile, where it was a candidate or is forced (else width 0)
+  bool fit_candidate = false;   // the model weighed it (its estimate goes into `plan`)
 };
 
 Choice choose(const detail::Problem& p) {
@@ -226,12 +227,11 @@ Choice choose(const detail::Problem& p) {
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
   // The fitted tile where it was measured to win: the small-M kernel's 64- and 128-token tiles' range (33-128
   // tokens), a width that fills its waves.
-  if (p.M > 32 && p.M <= 128) {
-    const FitPick f = fit_pick(p);
-    if (f.tile.width != 0 && f.fills) {
-      c.fit_us = f.us;
-      if (f.us < std::min(s, t.us)) c.kernel = Kernel::coop_fit;
-    }
+  const bool forced_fit = detail::tuning().kernel == "coop_fit";
+  if ((p.M > 32 && p.M <= 128) || forced_fit) c.fit = fit_pick(p);
+  if (p.M > 32 && p.M <= 128 && c.fit.tile.width != 0 && c.fit.fills) {
+    c.fit_candidate = true;
+    if (c.fit.us < std::min(s, t.us)) c.kernel = Kernel::coop_fit;
   }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
@@ -269,13 +269,13 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
     case Kernel::coop_fit:
-      require_fit_tile(p);
-      return cooperative::launch_fit(p, stream, fit_pick(p).tile, kStepId);
+      require_fit_tile(c.fit, p);
+      return cooperative::launch_fit(p, stream, c.fit.tile, kStepId);
   }
 }
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  require_fit_tile(p);
+  if (detail::tuning().kernel == "coop_fit") require_fit_tile(fit_pick(p), p);
   if (tma_rows(p)) return run_aligned(p, stream);
   const int64_t Kp = (p.K + 7) / 8 * 8;
   const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
@@ -300,7 +300,7 @@ std::string describe(const detail::Problem& p) {
   const Choice c = choose(p);
   char est[128];
   char fit[48] = "";
-  if (c.fit_us > 0) std::snprintf(fit, sizeof fit, ", fitted %.1f us", c.fit_us);
+  if (c.fit_candidate) std::snprintf(fit, sizeof fit, ", fitted %.1f us", c.fit.us);
   std::snprintf(est, sizeof est, " (model: small-M %.1f us, tiles %.1f us%s%s)", c.small_m_us, c.tiles_us, fit,
                 tma_rows(p) ? "" : "; rows padded to K % 8 == 0 first");
   std::string what;
@@ -311,9 +311,9 @@ std::string describe(const detail::Problem& p) {
   } else {
     what = std::string(name_of(c.kernel));
     if (c.kernel == Kernel::coop_fit) {
-      require_fit_tile(p);
-      const FitPick f = fit_pick(p);
-      what += " 128x" + std::to_string(f.tile.width) + " cluster " + std::to_string(f.tile.cluster) + ", register writeback";
+      require_fit_tile(c.fit, p);
+      what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster) +
+              ", register writeback";
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
     }

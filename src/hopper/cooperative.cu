@@ -1,5 +1,8 @@
 // The cooperative family's entry points (src/hopper/families.hpp), compiled once for h09, h11 and best:
-// 128×256 and 128×192 tiles, fp16 and bf16, TMA-store or register writeback.
+// 128×256 and 128×192 tiles, fp16 and bf16, TMA-store or register writeback; best's tiles fitted to the waves
+// (launch_fit: 64-224 wide, one or two CTAs a cluster, register writeback).
+#include <iterator>
+
 #include "hopper/cooperative.cuh"
 
 namespace ladder::hopper::cooperative {
@@ -30,20 +33,28 @@ void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* s
   launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id);
 }
 
-void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
-  const int key = tile.width * 10 + tile.cluster;
-  switch (key) {
-    case 641: return launch_fit_cfg<Fit64x1>(p, stream, step_id);
-    case 1121: return launch_fit_cfg<Fit112x1>(p, stream, step_id);
-    case 2241: return launch_fit_cfg<Fit224x1>(p, stream, step_id);
-    case 642: return launch_fit_cfg<Fit64x2>(p, stream, step_id);
-    case 1442: return launch_fit_cfg<Fit144x2>(p, stream, step_id);
-    case 2082: return launch_fit_cfg<Fit208x2>(p, stream, step_id);
-    case 2242: return launch_fit_cfg<Fit224x2>(p, stream, step_id);
-    default:
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": no fitted 128x" + std::to_string(tile.width) +
-                                                     " tile with a cluster of " + std::to_string(tile.cluster) + " compiled");
+// The compiled fitted configurations, in kFitTiles' order (families.hpp): the two lists agree or this fails to compile.
+template <class... Cfgs>
+struct FitConfigs {
+  static constexpr bool matches() {
+    constexpr FitTile tiles[] = {{Cfgs::TILE_N, Cfgs::CLUSTER_M}...};
+    if (sizeof...(Cfgs) != std::size(kFitTiles)) return false;
+    for (size_t i = 0; i < sizeof...(Cfgs); ++i)
+      if (tiles[i].width != kFitTiles[i].width || tiles[i].cluster != kFitTiles[i].cluster) return false;
+    return true;
   }
+  static bool launch(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
+    return ((tile.width == Cfgs::TILE_N && tile.cluster == Cfgs::CLUSTER_M &&
+             (launch_fit_cfg<Cfgs>(p, stream, step_id), true)) || ...);
+  }
+};
+using Fitted = FitConfigs<Fit64x1, Fit112x1, Fit224x1, Fit64x2, Fit144x2, Fit208x2, Fit224x2>;
+static_assert(Fitted::matches(), "kFitTiles lists the fitted configurations compiled here");
+
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
+  if (!Fitted::launch(p, stream, tile, step_id))
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": no fitted 128x" + std::to_string(tile.width) +
+                                                   " tile with a cluster of " + std::to_string(tile.cluster) + " compiled");
 }
 
 bool tma_storable(const detail::Problem& p) {
