@@ -294,10 +294,9 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
-  static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
-  if (Cfg::CLUSTER_M == 1 && stream_k)
-    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no stream-K for 1-CTA clusters");
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p)), nullptr, nullptr};
+  static_assert(Cfg::TILE_M == 128, "stream_k_many_pieces counts 128-row CTA tiles");
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p, Cfg::CLUSTER_M)),
+                 nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;

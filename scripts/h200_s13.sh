@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Thirteenth session's plan: stream-K over the fitted cooperative tiles (best's coop_fit with LADDER_TUNE fitsk=1) for
+# the layers with too few fitted tiles to fill the SMs (4096- and 8192-wide at 33-128 tokens, the 1024-wide k/v layers
+# at 256 tokens), against the kernels best runs there today.
+#   GROUPS_=skcheck  the fitted tiles' GPU tests (stream-K among them), `check` of every width with fitsk=1 on shapes
+#                    that split at the default fix-up, the torch check of the fused epilogues through it
+#   GROUPS_=skbench  interleaved A/B: `auto` against coop_fit,fitsk=1 at each width (two rounds, opposite orders)
+#   GROUPS_=sksan    compute-sanitizer memcheck, racecheck and synccheck on two widths with stream-K
+#   GROUPS_=verify   every GPU test, pytest, the v2/torch check and best's check suites (h200_verify.sh final)
+# Build here (cmake --preset release && cmake --build --preset release), strip, carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_cluster_probe,tests/ladder_tests,generated}.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+FIT1="64 112 224"      # the 1-CTA-cluster widths (M <= 128)
+FIT2="64 144 208 224"  # the 2-CTA-cluster widths
+for g in ${GROUPS_:-skcheck}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    skcheck)
+      T 200 "$B/tests/ladder_tests" --gtest_filter='CoopFit.*:Tuning.*:Best.*' --gtest_brief=1 > "$L/tests-sk.log" 2>&1
+      tail -3 "$L/tests-sk.log"
+      for w in $FIT1; do
+        LADDER_TUNE=kernel=coop_fit,width=$w,fitsk=1,fixup=0 T 200 "$B/ladder" check --steps best \
+          --shapes 64x4096x4096,128x4096x4096,40x2049x4104,77x1000x8200,128x8192x8192,100x1024x14336 > "$L/check-sk-$w-1.log" 2>&1
+        echo "width $w cluster 1 stream-K: $(tail -1 "$L/check-sk-$w-1.log")"
+      done
+      for w in $FIT2; do
+        LADDER_TUNE=kernel=coop_fit,width=$w,fitsk=1,fixup=0 T 200 "$B/ladder" check --steps best \
+          --shapes 256x1024x4096,200x2049x4104,256x4096x4096,129x1000x8200 > "$L/check-sk-$w-2.log" 2>&1
+        echo "width $w cluster 2 stream-K: $(tail -1 "$L/check-sk-$w-2.log")"
+      done
+      for s in 128x4096x4096 64x8192x8192 256x1024x4096; do
+        LADDER_TUNE=kernel=coop_fit,fitsk=1,fixup=0 LADDER_TRACE=1 "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 2>&1 \
+          | grep -m1 -E "cooperative" | sed "s/^/$s: /"
+      done
+      LADDER_TUNE=kernel=coop_fit,fitsk=1,fixup=0 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-sk.csv" > "$L/check-v2-sk.log" 2>&1
+      tail -1 "$L/check-v2-sk.log"; grep FAIL "$L/check-v2-sk.log" | head -5 ;;
+    skbench)
+      c1=""; for w in $FIT1; do c1="$c1;kernel=coop_fit,width=$w,fitsk=1,fixup=0"; done
+      c2=""; for w in $FIT2; do c2="$c2;kernel=coop_fit,width=$w,fitsk=1,fixup=0"; done
+      ab sk-mid "$(LAYERS="4096x4096 8192x8192 4096x14336 1024x4096 1024x8192 8192x28672 14336x4096" shapes "64 96 128")" "$c1"
+      ab sk-256 "$(LAYERS="4096x4096 1024x4096 1024x8192 4096x14336 8192x8192" shapes "256")",256x2048x8192 "$c2" ;;
+    sksan)
+      for tool in ${TOOLS:-memcheck racecheck synccheck}; do
+        for t in kernel=coop_fit,width=112,fitsk=1,fixup=0 kernel=coop_fit,width=144,fitsk=1,fixup=0; do
+          LADDER_TUNE=$t T 120 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
+            --shapes 128x1000x520,40x344x1032,256x1000x520 --seeds 1 > "$L/sanitize-$tool-${t#*width=}.log" 2>&1
+          echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool-${t#*width=}.log" | tr '\n' ' ')"
+        done
+      done ;;
+    verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs
