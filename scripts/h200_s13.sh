@@ -49,6 +49,23 @@ for g in ${GROUPS_:-skcheck}; do
           echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool-${t#*width=}.log" | tr '\n' ' ')"
         done
       done ;;
+    names)  # ncu: the kernels cuBLAS runs on the shapes where best loses, their grids and times, beside ours
+      for s in ${NAMES:-512x1024x4096 256x1024x4096 128x4096x4096 64x4096x4096 256x4096x4096 1536x1536x4096 2560x2560x2560 512x4096x4096}; do
+        echo "== $s" >> "$L/ncu-names.txt"
+        T 60 ncu --clock-control none --launch-count 40 --metrics gpu__time_duration.sum,launch__grid_size,launch__cluster_dim_x,launch__cluster_dim_y \
+          "$B/ladder" bench --steps best --shapes $s --target-ms 1 --warmup-ms 1 > "$L/ncu-$s.log" 2>&1
+        grep -E "^  [a-zA-Z_].*\(|duration|grid_size|cluster_dim" "$L/ncu-$s.log" | paste - - - - - | awk '!seen[$1]++' >> "$L/ncu-names.txt"
+      done
+      for t in "kernel=coop_fit,width=64,fitsk=1,fixup=0 64x1024x4096" "kernel=coop_fit,width=64,fitsk=0 64x1024x4096" \
+               "kernel=coop_fit,width=64,fitsk=1,fixup=0 128x4096x4096"; do
+        set -- $t
+        echo "== $1 $2" >> "$L/ncu-names.txt"
+        LADDER_TUNE=$1 T 60 ncu --clock-control none --launch-count 40 --kernel-name regex:cooperative --metrics gpu__time_duration.sum,launch__grid_size \
+          "$B/ladder" bench --steps best --shapes $2 --target-ms 1 --warmup-ms 1 > "$L/ncu-sk-$2.log" 2>&1
+        grep -E "duration" "$L/ncu-sk-$2.log" | awk '{print $NF}' | sort -n | head -20 | paste -sd' ' >> "$L/ncu-names.txt"
+        LADDER_TUNE=$1 "$B/ladder" bench --steps best --shapes $2 --target-ms 20 --warmup-ms 5 2>&1 | tail -2 >> "$L/ncu-names.txt"
+      done
+      cat "$L/ncu-names.txt" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
