@@ -66,6 +66,15 @@ for g in ${GROUPS_:-skcheck}; do
         LADDER_TUNE=$1 "$B/ladder" bench --steps best --shapes $2 --target-ms 20 --warmup-ms 5 2>&1 | tail -2 >> "$L/ncu-names.txt"
       done
       cat "$L/ncu-names.txt" ;;
+    lone)  # how fast one CTA streams: the TMA probe with few CTAs (N/R of them) against the fitted GEMM on the same grid
+      C="R=64,BR=32,XR=64,S=9;R=64,BR=32,XR=64,S=9,lanes=3;R=64,BR=64,XR=64,S=9;R=64,BR=64,XR=64,S=13;R=64,BR=64,XR=0,S=9"
+      C="$C;R=64,BR=64,XR=64,S=4;R=64,BR=64,XR=64,S=6,SC=128;R=64,BR=64,XR=64,S=9,promo=256;R=64,BR=64,XR=64,S=9,linear=1"
+      for nk in "1024 4096" "1024 16384" "8192 4096"; do
+        set -- $nk
+        T 100 "$B/ladder_tma_probe" --n $1 --k $2 --tokens 64 --configs "$C" --out "$L/csv/lone-$1x$2.csv" > "$L/lone-$1x$2.log" 2>&1
+        tail -12 "$L/lone-$1x$2.log"
+      done
+      ab lone-gemm 64x1024x4096,64x1024x16384,64x8192x4096 ";kernel=coop_fit,width=64,fitsk=0;kernel=small_m" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
