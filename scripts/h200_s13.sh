@@ -75,6 +75,15 @@ for g in ${GROUPS_:-skcheck}; do
         tail -12 "$L/lone-$1x$2.log"
       done
       ab lone-gemm 64x1024x4096,64x1024x16384,64x8192x4096 ";kernel=coop_fit,width=64,fitsk=0;kernel=small_m" ;;
+    lanes)  # the producers' TMA boxes issued by several lanes (LADDER_TUNE lanes=): check, then A/B against one lane
+      for t in lanes=2 lanes=3 kernel=coop_fit,lanes=4 kernel=coop_fit,width=144,lanes=2 kernel=coop,lanes=3 kernel=coop192,lanes=2; do
+        LADDER_TUNE=$t T 100 "$B/ladder" check --steps best --shapes 1x4096x4096,5x1000x2056,40x2049x4104,64x4096x4096,77x1000x8200,128x8192x1032,300x1000x2056,256x1024x4096,777x2049x4104 \
+          --seeds 1 > "$L/check-$t.log" 2>&1
+        echo "$t: $(tail -1 "$L/check-$t.log")"
+      done
+      ab lanes-mid "$(LAYERS="4096x4096 8192x8192 4096x14336 1024x4096 14336x4096" shapes "64 128")" ";lanes=2;lanes=3;lanes=4"
+      ab lanes-low "$(LAYERS="4096x4096 14336x4096 28672x8192 1024x8192" shapes "1 16 32")" ";lanes=2;lanes=3"
+      ab lanes-few 256x1024x4096,512x1024x4096,256x4096x4096,512x4096x4096,1536x1536x4096,2560x2560x2560,256x8192x8192 ";lanes=2;lanes=3;lanes=4" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
