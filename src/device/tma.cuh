@@ -22,13 +22,6 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   return policy;
 }
 
-// The default policy, as a hint operand: lets hinted and unhinted loads share one instruction form.
-__device__ __forceinline__ uint64_t l2_evict_normal_policy() {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-
 // tma_load_2d with an L2 cache hint (`policy` from createpolicy). CCCL's cuda::ptx has no .L2::cache_hint form of
 // the tensor load, hence the inline PTX (PTX ISA 9.7.9.25.5.2).
 __device__ __forceinline__ void tma_load_2d_hint(void* smem_dst, const CUtensorMap* map, int32_t col, int32_t row,

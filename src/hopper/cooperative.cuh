@@ -149,11 +149,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
             if (CLUSTER_M == 2 && b == a_boxes) {
               tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(rank),
                                     &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+            } else if (b < a_boxes) {  // each TMA instruction names its map statically (see small_m.cuh)
+              tma_load_2d(s.A[load.stage] + b * (TILE_M / Cfg::kABoxes) * BLK_K, &tmap_a, kt * BLK_K,
+                          m_st + b * (TILE_M / Cfg::kABoxes), &s.full_bar[load.stage]);
             } else {
-              const bool a = b < a_boxes;
-              __half* dst = a ? s.A[load.stage] + b * (TILE_M / Cfg::kABoxes) * BLK_K
-                              : s.B[load.stage] + (b - a_boxes) * B_SLICE * BLK_K;
-              tma_load_2d(dst, a ? &tmap_a : &tmap_b, kt * BLK_K, a ? m_st + b * (TILE_M / Cfg::kABoxes) : b_row(b - a_boxes),
+              tma_load_2d(s.B[load.stage] + (b - a_boxes) * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(b - a_boxes),
                           &s.full_bar[load.stage]);
             }
           }
