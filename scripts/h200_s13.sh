@@ -86,7 +86,7 @@ for g in ${GROUPS_:-skcheck}; do
       ab lanes-few 256x1024x4096,512x1024x4096,256x4096x4096,512x4096x4096,1536x1536x4096,2560x2560x2560,256x8192x8192 ";lanes=2;lanes=3;lanes=4" ;;
     uniform)  # TMA operands per lane: the SASS of the small-M kernel before (build/old = d8b3c1f) and with the lanes
       # rewrite, the two builds' A/B on the decode rows, and the probe with a uniform one-lane issue
-      for lib in build/old/libladder.so.0.1.0 "$B/libladder.so.0.1.0"; do
+      for lib in build/old/ladder "$B/ladder"; do
         cuobjdump -sass "$lib" > "$L/sass.txt" 2>&1
         awk -v lib="$lib" '/Function : /{f=($0 ~ /small_m_kernel/)} f&&/UTMALDG/{u++} f&&/R2UR/{r++} f&&/VOTEU|MATCH/{v++} END{print lib": small_m UTMALDG " u " R2UR " r " VOTEU/MATCH " v}' "$L/sass.txt"
         awk -v lib="$lib" '/Function : /{f=($0 ~ /cooperative_kernel/)} f&&/UTMALDG/{u++} f&&/R2UR/{r++} f&&/VOTEU|MATCH/{v++} END{print lib": cooperative UTMALDG " u " R2UR " r " VOTEU/MATCH " v}' "$L/sass.txt"
@@ -94,7 +94,7 @@ for g in ${GROUPS_:-skcheck}; do
       rm -f "$L/sass.txt"
       S1="1x4096x4096,1x14336x4096,16x4096x4096,32x14336x4096,64x4096x4096,128x4096x14336,64x14336x4096"
       for b in build/old "$B"; do
-        LD_LIBRARY_PATH=$PWD/$b T 120 "$b/ladder" bench --steps best --shapes $S1 --target-ms 20 --warmup-ms 10 --csv "$L/csv/uni-$(basename $b).csv" > "$L/uni-$(basename $b).log" 2>&1
+        T 120 "$b/ladder" bench --steps best --shapes $S1 --target-ms 20 --warmup-ms 10 --csv "$L/csv/uni-$(basename $b).csv" > "$L/uni-$(basename $b).log" 2>&1
       done
       summary "$L/csv/uni-old.csv" "$L/csv/uni-release.csv" | tee "$L/uni-summary.txt"
       C="R=64,BR=64,XR=64,S=4;R=64,BR=64,XR=64,S=9;R=64,BR=64,XR=64,S=13;R=64,BR=64,XR=0,S=9;R=64,BR=64,XR=0,S=18;R=64,BR=32,XR=64,S=9;R=64,BR=32,XR=64,S=9,lanes=3;R=64,BR=64,XR=64,S=6,SC=128"
