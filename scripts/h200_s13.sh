@@ -7,6 +7,8 @@
 #   GROUPS_=skbench  interleaved A/B: `auto` against coop_fit,fitsk=1 at each width (two rounds, opposite orders)
 #   GROUPS_=sksan    compute-sanitizer memcheck, racecheck and synccheck on two widths with stream-K
 #   GROUPS_=verify   every GPU test, pytest, the v2/torch check and best's check suites (h200_verify.sh final)
+# The knobs of skcheck/skbench/sksan (fitsk, c335405) and lanes (lanes, d199add-856c66f) were measured and removed
+# (docs/notes.md, thirteenth session): those groups run only on those commits.
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_cluster_probe,tests/ladder_tests,generated}.
 set -uo pipefail

@@ -17,7 +17,6 @@
 #include "runtime/runtime.hpp"
 #include "step.hpp"
 #include "runtime/tuning.hpp"
-#include "device/scheduler.hpp"
 
 using namespace ladder;
 
@@ -239,41 +238,6 @@ TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
       std::vector<__half> d(M * N);
       cudaMemcpy(d.data(), D.get(), d.size() * 2, cudaMemcpyDeviceToHost);
       EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](__half h) { return __hisnan(h); })) << "width " << c.width;
-    }
-  }
-  detail::set_tuning(saved);
-}
-
-// Stream-K over the fitted tiles (LADDER_TUNE fitsk=1): every compiled width and cluster, on shapes with fewer tiles
-// than workers (every tile cut among them, the owners adding the partials), one with the idle consumer (M <= 64),
-// checked against the references with a bit-identical rerun. fixup=0 so that the short K of the small shapes splits
-// too; each shape is asserted to split (the scheduler of the launch, at one worker a cluster of SMs).
-TEST(CoopFit, StreamKOverTheFittedTilesMatchesTheReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
-  const detail::Tuning saved = detail::tuning();
-  struct FitCase {
-    int width, cluster;
-  };
-  for (const FitCase c : std::vector<FitCase>{{64, 1}, {112, 1}, {224, 1}, {64, 2}, {144, 2}, {208, 2}, {224, 2}}) {
-    detail::Tuning t = saved;
-    t.kernel = "coop_fit";
-    t.width = c.width;
-    t.fitsk = 1;
-    t.fixup = 0;
-    detail::set_tuning(t);
-    const int64_t w = c.width;
-    const std::vector<std::array<int64_t, 3>> shapes =
-        c.cluster == 1 ? std::vector<std::array<int64_t, 3>>{{128, 1000, 520}, {40, 3 * w + 8, 1032}, {77, 8 * w, 4104}}
-                       : std::vector<std::array<int64_t, 3>>{{256, 1000, 520}, {200, 3 * w + 8, 1032}, {129, 8 * w, 4104}};
-    for (const auto& [M, N, K] : shapes) {
-      const int tiles = static_cast<int>((N + w - 1) / w), k_tiles = static_cast<int>((K + 63) / 64);
-      EXPECT_GT(StreamKScheduler::make(tiles, k_tiles, detail::sm_count() / c.cluster, 0, true).sk_tiles, 0)
-          << M << "x" << N << "x" << K << " does not split";
-      const harness::CheckResult r = harness::check_step("best", M, N, K, 43);
-      EXPECT_EQ(r.status, harness::Status::pass) << "width " << c.width << " cluster " << c.cluster << " " << M << "x" << N
-                                                 << "x" << K << ": " << r.reason;
     }
   }
   detail::set_tuning(saved);

@@ -123,9 +123,11 @@ __global__ void __launch_bounds__(64) tma_probe_kernel(const __grid_constant__ C
       if (p.evict) tma_load_2d_hint(dst, &tmap_w, col, row, &full_bar[st], policy);
       else tma_load_2d(dst, &tmap_w, col, row, &full_bar[st]);
     };
-    // TMA instructions take warp-uniform operands (uniform registers): a box index derived from the lane makes the
-    // compiler serialize the lanes around each instruction. With one lane (as the GEMMs), lane 0 walks the boxes by
-    // a uniform index; lanes > 1 keep the per-lane form (measured 2026-12-02: the per-lane form ran 1.5-2x slower).
+    // TMA instructions take warp-uniform operands (uniform registers). With one lane (as the GEMMs), lane 0 walks the
+    // boxes by a uniform index; lanes > 1 need the per-lane form. Measured 2026-12-02 (docs/notes.md, thirteenth
+    // session): the per-lane form in the GEMMs' producers ran 1×4096×4096 at 21.2 against 11.3 µs; in this probe the
+    // two forms measured alike (118.8 against 111.9 µs at 16 CTAs, N 1024, K 16384), so the probe is slow for
+    // another reason and its per-CTA rates are not the GEMMs'.
     auto issue = [&](int kt, int st) {  // this lane's boxes of stage kt into ring slot st
       if (p.lanes == 1) {
         if (lane == 0)

@@ -175,7 +175,6 @@ struct FitPick {
   cooperative::FitTile tile{0, 0};
   double us = 1e30;
   bool fills = false;  // a width >= 112 whose waves are >= 85 % full: the measured regime
-  bool stream_k = false;  // a stream-K split over the tiles (LADDER_TUNE fitsk=1)
 };
 
 FitPick fit_pick(const detail::Problem& p) {
@@ -196,9 +195,7 @@ FitPick fit_pick(const detail::Problem& p) {
     if (us < best.us) best = {t, us, fills};
     if (fills && t.width >= filled.tile.width) filled = {t, us, true};  // the widest: fewest re-reads of A
   }
-  FitPick f = filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
-  f.stream_k = detail::tuning().fitsk == 1;
-  return f;
+  return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
 }
 
 // A forced coop_fit whose tuned width has no tile for this problem's cluster size: refused before anything launches
@@ -273,7 +270,7 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
     case Kernel::coop_fit:
       require_fit_tile(c.fit, p);
-      return cooperative::launch_fit(p, stream, c.fit.tile, c.fit.stream_k, kStepId);
+      return cooperative::launch_fit(p, stream, c.fit.tile, kStepId);
   }
 }
 
@@ -316,7 +313,7 @@ std::string describe(const detail::Problem& p) {
     if (c.kernel == Kernel::coop_fit) {
       require_fit_tile(c.fit, p);
       what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster) +
-              (c.fit.stream_k ? ", stream-K" : "") + ", register writeback";
+              ", register writeback";
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
     }

@@ -17,7 +17,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
   launch_tma_store<Coop192, __half>(p, stream, stream_k, step_id);
 }
 
-// The fitted tiles: the register writeback (any D); whole tiles or stream-K. Ring depths fill the SMEM.
+// The fitted tiles: the register writeback (any D) and whole tiles. Ring depths fill the SMEM.
 //                        STAGES  GROUP_M  EPI_COLS  TILE_N  CLUSTER_M
 using Fit64x1 = Config<        9,       8,        0,     64,         1>;
 using Fit112x1 = Config<       7,       8,        0,    112,         1>;
@@ -28,9 +28,9 @@ using Fit208x2 = Config<       5,       8,        0,    208,         2>;
 using Fit224x2 = Config<       5,       8,        0,    224,         2>;
 
 template <class Cfg>
-void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, stream_k, step_id);
-  launch_typed<Cfg, __half, false, Fused::any>(p, stream, stream_k, step_id);
+void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, false, step_id);
+  launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id);
 }
 
 // The compiled fitted configurations, in kFitTiles' order (families.hpp): the two lists agree or this fails to compile.
@@ -43,16 +43,16 @@ struct FitConfigs {
       if (tiles[i].width != kFitTiles[i].width || tiles[i].cluster != kFitTiles[i].cluster) return false;
     return true;
   }
-  static bool launch(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool stream_k, const char* step_id) {
+  static bool launch(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
     return ((tile.width == Cfgs::TILE_N && tile.cluster == Cfgs::CLUSTER_M &&
-             (launch_fit_cfg<Cfgs>(p, stream, stream_k, step_id), true)) || ...);
+             (launch_fit_cfg<Cfgs>(p, stream, step_id), true)) || ...);
   }
 };
 using Fitted = FitConfigs<Fit64x1, Fit112x1, Fit224x1, Fit64x2, Fit144x2, Fit208x2, Fit224x2>;
 static_assert(Fitted::matches(), "kFitTiles lists the fitted configurations compiled here");
 
-void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool stream_k, const char* step_id) {
-  if (!Fitted::launch(p, stream, tile, stream_k, step_id))
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
+  if (!Fitted::launch(p, stream, tile, step_id))
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": no fitted 128x" + std::to_string(tile.width) +
                                                    " tile with a cluster of " + std::to_string(tile.cluster) + " compiled");
 }

@@ -87,7 +87,7 @@ template <class Cfg, class T, bool TMA_STORE, Fused F>
 __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                        const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_c, int M,
-                       int K, int lanes, const StreamKArgs sk,
+                       int K, const StreamKArgs sk,
                        const Output out, const Epilogue epi) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES;
   constexpr int TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N, B_SLICE = Cfg::B_SLICE;
@@ -117,10 +117,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
 
   if (wg == 0) {
     sm90::setmaxnreg_dec<kProducerRegisters>();
-    // Lane 0 of warp 0 waits for and arms each stage; `lanes` lanes issue its boxes (box b by lane b % lanes).
-    const int lane = static_cast<int>(threadIdx.x);
-    if (lane < lanes) {
-      const unsigned mask = (1u << lanes) - 1;
+    if (threadIdx.x == 0) {
       PipelineState<STAGES> load;
       StreamKScheduler::Piece piece;
       for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
@@ -136,26 +133,20 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         // A 1-CTA cluster loads A in two 64-row boxes, skips a box with no row in [0, M) (M ≤ 64), and below 64
         // tokens its box is M rows (a_box_rows).
         const int a_boxes = CLUSTER_M == 1 && M - m_st <= WGMMA_M ? 1 : Cfg::kABoxes;
-        const int boxes = a_boxes + (CLUSTER_M == 2 ? 1 : 2);  // A's, then B's (one multicast half, or both halves)
         const uint32_t stage_bytes = (a_boxes * Cfg::a_box_rows(M) + TILE_N) * BLK_K * sizeof(__half);
         for (int kt = piece.k_begin; kt < piece.k_end; ++kt) {
-          if (lane == 0) {
-            // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
-            mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
-            mbarrier_arrive_expect_tx(&s.full_bar[load.stage], stage_bytes);
-          }
-          __syncwarp(mask);
-          for (int b = lane; b < boxes; b += lanes) {
-            if (CLUSTER_M == 2 && b == a_boxes) {
-              tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(rank),
-                                    &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
-            } else if (b < a_boxes) {  // each TMA instruction names its map statically (see small_m.cuh)
-              tma_load_2d(s.A[load.stage] + b * (TILE_M / Cfg::kABoxes) * BLK_K, &tmap_a, kt * BLK_K,
-                          m_st + b * (TILE_M / Cfg::kABoxes), &s.full_bar[load.stage]);
-            } else {
-              tma_load_2d(s.B[load.stage] + (b - a_boxes) * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(b - a_boxes),
-                          &s.full_bar[load.stage]);
-            }
+          // The stage is free in both CTAs this one writes into (empty_bar counts the whole cluster).
+          mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
+          mbarrier_arrive_expect_tx(&s.full_bar[load.stage], stage_bytes);
+          for (int a = 0; a < a_boxes; ++a)
+            tma_load_2d(s.A[load.stage] + a * (TILE_M / Cfg::kABoxes) * BLK_K, &tmap_a, kt * BLK_K,
+                        m_st + a * (TILE_M / Cfg::kABoxes), &s.full_bar[load.stage]);
+          if constexpr (CLUSTER_M == 2) {
+            tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(rank),
+                                  &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
+          } else {
+            for (int h = 0; h < 2; ++h)
+              tma_load_2d(s.B[load.stage] + h * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row(h), &s.full_bar[load.stage]);
           }
           load.advance();
         }
@@ -303,9 +294,10 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
-  static_assert(Cfg::TILE_M == 128, "stream_k_many_pieces counts 128-row CTA tiles");
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p, Cfg::CLUSTER_M)),
-                 nullptr, nullptr};
+  static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
+  if (Cfg::CLUSTER_M == 1 && stream_k)
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no stream-K for 1-CTA clusters");
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p)), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
@@ -318,9 +310,8 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
     detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "stream-K flags");
   }
   const Output out{p.D, p.ldd, static_cast<int>(p.out_cols())};
-  const int lanes = detail::tuning().lanes > 0 ? detail::tuning().lanes : 1;  // the producer's issuing lanes
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, tc, static_cast<int>(p.M), static_cast<int>(p.K),
-                                                           lanes, sk, out, epilogue_of(p));
+  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, tc, static_cast<int>(p.M), static_cast<int>(p.K), sk,
+                                                           out, epilogue_of(p));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
            std::to_string(Cfg::STAGES) +

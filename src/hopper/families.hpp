@@ -45,18 +45,16 @@ std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
 bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base; so is C (beta != 0)
 // Tiles fitted to the waves (best's coop_fit): 128 × width, one CTA a cluster (M <= 128: one tile row) or two
-// sharing B, the register writeback; whole tiles, or with `stream_k` a stream-K split over them (every tile cut among
-// the workers where there are fewer tiles than SMs, the partials added by each tile's owner). The compiled (width,
-// cluster) pairs:
+// sharing B, the register writeback, whole tiles only. The compiled (width, cluster) pairs:
 struct FitTile {
   int width, cluster;
 };
 inline constexpr FitTile kFitTiles[] = {{64, 1}, {112, 1}, {224, 1}, {64, 2}, {144, 2}, {208, 2}, {224, 2}};
-void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool stream_k, const char* step_id);
-// Stream-K may cut a tile into many pieces (StreamKScheduler::make's many_pieces) only for one row of cluster tiles
-// (128 rows a CTA), where each B row is read by one cluster (512×3584×18944, two rows of 256, ran 120 → 138 µs with
-// them: docs/results/dev/2026-12-01-s6-ab/).
-inline bool stream_k_many_pieces(const detail::Problem& p, int cluster = 2) { return p.M <= 128 * cluster; }
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id);
+// Stream-K may cut a tile into many pieces (StreamKScheduler::make's many_pieces) only for one row of 256-row
+// cluster tiles, where each B row is read by one cluster (512×3584×18944, two rows, ran 120 → 138 µs with them:
+// docs/results/dev/2026-12-01-s6-ab/).
+inline bool stream_k_many_pieces(const detail::Problem& p) { return p.M <= 256; }
 }  // namespace cooperative
 
 // The consumers own alternate tiles (h10).

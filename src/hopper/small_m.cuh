@@ -77,7 +77,6 @@ struct Args {
   int l2evict;     // the weights' loads carry an L2 evict-first hint
   uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
-  int lanes;                  // the producer's lanes that issue a stage's three boxes (1-3)
 };
 
 template <class T>
@@ -135,25 +134,22 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   __syncthreads();
 
   const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
-  if (wg == Cfg::CONSUMERS) {  // the producer warp: lane 0 waits for and arms each stage; args.lanes lanes issue it
-    const int lane = static_cast<int>(threadIdx.x % 32), lanes = args.lanes;
-    if (lane < lanes) {
-      const unsigned mask = (1u << lanes) - 1;
+  if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
+    if (threadIdx.x % 32 == 0) {
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
-      // A stage's boxes: 0 and 1 the weight halves, 2 the token box; box b is issued by lane b % lanes. Each TMA
-      // instruction names its tensor map statically (a map chosen at run time measured ~2x slower at 1-16 tokens).
-      auto issue = [&](int kt, int st, int first, int last) {
-        for (int b = first + (lane - first % lanes + lanes) % lanes; b < last; b += lanes) {
-          if (b == 2) {
-            tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
-                        &full_bar[st]);
-          } else {
-            T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K + b * HALF_ROWS * BLK_K;
-            const int row = b == 0 ? w_row0 : w_row1;
-            if (args.l2evict) tma_load_2d_hint(w, &tmap_w, kt * BLK_K, row, &full_bar[st], evict_first);
-            else tma_load_2d(w, &tmap_w, kt * BLK_K, row, &full_bar[st]);
-          }
+      auto load_w = [&](int kt, int st) {
+        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        if (args.l2evict) {
+          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
+          tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+        } else {
+          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+          tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
         }
+      };
+      auto load_x = [&](int kt, int st) {
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
+                    &full_bar[st]);
       };
       RingState load{static_cast<uint32_t>(stages)};
       int kt = kb;
@@ -162,24 +158,21 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
         const int pre = std::min(stages, ke - kb);
         for (int j = 0; j < pre; ++j) {
-          if (lane == 0) mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
-          __syncwarp(mask);
-          issue(kb + j, j, 0, 2);
+          mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
+          load_w(kb + j, j);
         }
         cudaGridDependencySynchronize();
-        for (int j = 0; j < pre; ++j) issue(kb + j, j, 2, 3);
+        for (int j = 0; j < pre; ++j) load_x(kb + j, j);
         load.advance(pre);
         kt += pre;
       } else {
         cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
       }
       for (; kt < ke; ++kt) {
-        if (lane == 0) {
-          mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-          mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
-        }
-        __syncwarp(mask);
-        issue(kt, static_cast<int>(load.stage), 0, 3);
+        mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
+        load_w(kt, static_cast<int>(load.stage));
+        load_x(kt, static_cast<int>(load.stage));
         load.advance();
       }
     }
@@ -478,8 +471,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().lanes > 0 ? std::min(detail::tuning().lanes, 3) : 1};
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail)};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
