@@ -105,6 +105,14 @@ for g in ${GROUPS_:-skcheck}; do
         T 100 "$B/ladder_tma_probe" --n $1 --k $2 --tokens 64 --configs "$C" --out "$L/csv/uni-probe-$1x$2.csv" > "$L/uni-probe-$1x$2.log" 2>&1
         tail -10 "$L/uni-probe-$1x$2.log"
       done ;;
+    ncufull)  # ncu's full set on one shape: the fitted 64-wide tile (one consumer busy), the small-M kernel, cuBLAS
+      for t in kernel=coop_fit,width=64 kernel=small_m; do
+        LADDER_TUNE=$t T 150 ncu --clock-control none --set full --launch-count 1 --kernel-name regex:"cooperative|small_m" \
+          "$B/ladder" bench --steps best --shapes ${NS:-64x8192x4096} --target-ms 1 --warmup-ms 1 > "$L/ncu-full-${t#*=}.txt" 2>&1
+      done
+      T 150 ncu --clock-control none --set full --launch-count 1 --kernel-name regex:"nvjet" \
+        "$B/ladder" bench --steps best --shapes ${NS:-64x8192x4096} --target-ms 1 --warmup-ms 1 > "$L/ncu-full-cublas.txt" 2>&1
+      for f in "$L"/ncu-full-*.txt; do echo "== $f"; grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit|L2 Hit Rate|Memory Throughput|Registers Per|Achieved Occupancy|Issued Ipc|Mem Busy|Max Bandwidth" "$f" | head -16; done ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
