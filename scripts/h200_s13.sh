@@ -113,6 +113,8 @@ for g in ${GROUPS_:-skcheck}; do
       T 150 ncu --clock-control none --set full --launch-count 1 --kernel-name regex:"nvjet" \
         "$B/ladder" bench --steps best --shapes ${NS:-64x8192x4096} --target-ms 1 --warmup-ms 1 > "$L/ncu-full-cublas.txt" 2>&1
       for f in "$L"/ncu-full-*.txt; do echo "== $f"; grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit|L2 Hit Rate|Memory Throughput|Registers Per|Achieved Occupancy|Issued Ipc|Mem Busy|Max Bandwidth" "$f" | head -16; done ;;
+    fitpromo)  # the fitted tile's operand maps at 128-B L2 promotion (the small-M kernel's at <= 64 tokens) against 256
+      ab fitpromo "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "40 64 96 128")" ";l2promo=128;l2promo=0" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
