@@ -115,6 +115,13 @@ for g in ${GROUPS_:-skcheck}; do
       for f in "$L"/ncu-full-*.txt; do echo "== $f"; grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit|L2 Hit Rate|Memory Throughput|Registers Per|Achieved Occupancy|Issued Ipc|Mem Busy|Max Bandwidth" "$f" | head -16; done ;;
     fitpromo)  # the fitted tile's operand maps at 128-B L2 promotion (the small-M kernel's at <= 64 tokens) against 256
       ab fitpromo "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "40 64 96 128")" ";l2promo=128;l2promo=0" ;;
+    promofinal)  # the rule (128 B at <= 64 tokens for the fitted tiles) against 256 B, the GPU tests, check
+      T 200 "$B/tests/ladder_tests" --gtest_filter='CoopFit.*:Best.*:Tuning.*:SmallM.*' --gtest_brief=1 > "$L/tests-promo.log" 2>&1
+      tail -2 "$L/tests-promo.log"
+      T 100 "$B/ladder" check --steps best --suite decode --seeds 2 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
+      T 100 "$B/ladder" check --steps best --shapes "$(LAYERS="14336x4096 28672x8192 128256x4096 1000x2056" shapes "33 40 64 65")" \
+        --seeds 3 > "$L/check-promo.log" 2>&1; tail -1 "$L/check-promo.log"
+      ab promofinal "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "33 48 64 65")" ";l2promo=256" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
