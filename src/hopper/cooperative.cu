@@ -27,22 +27,10 @@ using Fit144x2 = Config<       6,       8,        0,    144,         2>;
 using Fit208x2 = Config<       5,       8,        0,    208,         2>;
 using Fit224x2 = Config<       5,       8,        0,    224,         2>;
 
-// At <= 64 tokens a fitted tile is one busy consumer streaming B: its maps take 128-B L2 promotion, as the small-M
-// kernel's at <= 64 tokens. Measured 2026-12-02 (docs/results/dev/2026-12-02-s13/call10/, two interleaved rounds,
-// against 256 B): 40x28672x8192 114.3-114.5 against 117.0 us, 64x28672x8192 115.7-115.9 against 117.4-117.5,
-// 40x14336x4096 34.2-34.4 against 34.7-34.8, 64x14336x4096 34.6 against 35.0-35.1, 128256x4096 at 40 and 64 tokens
-// 0.7-0.8 % faster; at 96-128 tokens (both consumers) 128 B was no better (128x28672x8192 125.4-128.8 against
-// 124.4-125.4): 256 B there. LADDER_TUNE l2promo= overrides both.
-inline CUtensorMapL2promotion fit_promotion(const detail::Problem& p) {
-  if (detail::tuning().l2promo >= 0) return l2_promotion(detail::tuning().l2promo);
-  return l2_promotion(p.M <= 64 ? 128 : 256);
-}
-
 template <class Cfg>
 void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16)
-    return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, false, step_id, fit_promotion(p));
-  launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id, fit_promotion(p));
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, false, step_id);
+  launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id);
 }
 
 // The compiled fitted configurations, in kFitTiles' order (families.hpp): the two lists agree or this fails to compile.

@@ -276,13 +276,12 @@ int64_t cluster_tiles(const detail::Problem& p) {
 // into K-tile units over all workers where that pays (StreamKScheduler::make); the partials live in
 // stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
 // Owners spin on other clusters' flags: this relies on the persistent grid being resident at once.
-// `promo`: the L2 promotion of the A and B maps (tile_operand_promotion, or the fitted tiles' fit_promotion).
 template <class Cfg, class T, bool TMA_STORE, Fused F>
-void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id,
-                  CUtensorMapL2promotion promo = tile_operand_promotion()) {
+void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M;
   const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
+  const CUtensorMapL2promotion promo = tile_operand_promotion();
   const CUtensorMap ta = make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::a_box_rows(static_cast<int>(p.M)), BLK_K,
                                             CU_TENSOR_MAP_SWIZZLE_128B, promo);
   const CUtensorMap tb = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::B_SLICE, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promo);

@@ -28,8 +28,7 @@ struct Tuning {
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
-                        // the tile kernels' A and B; -1 = auto (128 for small-M and the fitted tiles at <= 64
-                        // tokens, else 256)
+                        // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
 };
 
