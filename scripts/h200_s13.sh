@@ -122,6 +122,13 @@ for g in ${GROUPS_:-skcheck}; do
       T 100 "$B/ladder" check --steps best --shapes "$(LAYERS="14336x4096 28672x8192 128256x4096 1000x2056" shapes "33 40 64 65")" \
         --seeds 3 > "$L/check-promo.log" 2>&1; tail -1 "$L/check-promo.log"
       ab promofinal "$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "33 48 64 65")" ";l2promo=256" ;;
+    interleaved)  # `ladder bench --tune` with the candidates interleaved in one timing: an A/A, then 128 against 256 B
+      T 100 "$B/tests/ladder_tests" --gtest_filter='Bench.*:SmallM.TuningThatCannotRun*' --gtest_brief=1 > "$L/tests-bench.log" 2>&1
+      tail -2 "$L/tests-bench.log"
+      SH="$(LAYERS="14336x4096 28672x8192 128256x4096" shapes "40 64")"
+      T 200 "$B/ladder" bench --steps best --shapes "$SH" --tune ";;l2promo=128;l2promo=256" --target-ms 40 --warmup-ms 10 \
+        --csv "$L/csv/interleaved.csv" > "$L/interleaved.log" 2>&1
+      summary "$L/csv/interleaved.csv" | tee "$L/interleaved-summary.txt" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done

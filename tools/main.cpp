@@ -190,22 +190,24 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
   std::vector<cli::BenchRow> rows;
   const size_t total = ids.size() * shapes.size() * tunes.size();
   size_t done = 0;
+  // The --tune candidates of a shape run interleaved in one timing (harness::bench_candidates), not one after another.
   const detail::Tuning initial = detail::tuning();
+  std::vector<detail::Tuning> tunings;
+  for (const std::string& tune : tunes) tunings.push_back(tune.empty() ? initial : detail::parse_tuning(tune));
   for (const cli::Shape& sh : shapes)
-    for (const std::string& id : ids)
-      for (const std::string& tune : tunes) {
-        progress(done++, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
-        const detail::Step* s = detail::find_step(id);
-        cli::BenchRow row{id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, {}, tune};
-        detail::set_tuning(tune.empty() ? initial : detail::parse_tuning(tune));
-        try {
-          row.result = harness::bench_step(id, sh.M, sh.N, sh.K, seed, opt);
-        } catch (const std::exception& e) {
-          row.result.status = Status::fail;
-          row.result.reason = e.what();
-        }
-        rows.push_back(row);
+    for (const std::string& id : ids) {
+      progress(done, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
+      done += tunes.size();
+      const detail::Step* s = detail::find_step(id);
+      std::vector<harness::BenchResult> results(tunes.size());
+      try {
+        results = harness::bench_candidates(id, sh.M, sh.N, sh.K, seed, tunings, opt);
+      } catch (const std::exception& e) {
+        for (harness::BenchResult& r : results) r.status = Status::fail, r.reason = e.what();
       }
+      for (size_t j = 0; j < tunes.size(); ++j)
+        rows.push_back({id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, results[j], tunes[j]});
+    }
   detail::set_tuning(initial);
   progress(total, total, "");
   cli::print_bench_table(std::cout, rows);

@@ -1,6 +1,7 @@
 #include "harness/runner.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -103,26 +104,32 @@ CheckResult check_step(const std::string& step, int64_t M, int64_t N, int64_t K,
 
 BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
                        const TimingOptions& opt) {
-  BenchResult r;
-  r.step = step;
+  return bench_candidates(step, M, N, K, seed, {detail::tuning()}, opt).front();
+}
+
+std::vector<BenchResult> bench_candidates(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                                          const std::vector<detail::Tuning>& tunings, const TimingOptions& opt) {
+  const detail::Tuning initial = detail::tuning();
+  struct Restore {  // the tuning in force before, whatever happens
+    const detail::Tuning& t;
+    ~Restore() { detail::set_tuning(t); }
+  } restore{initial};
+  std::vector<BenchResult> out(tunings.size());
+  for (BenchResult& r : out) r.step = step;
   if (std::string why = why_not(step, M, N, K); !why.empty()) {
-    r.reason = why;
-    return r;
+    for (BenchResult& r : out) r.reason = why;
+    return out;
   }
-  r.step = resolve(step, M, N, K);
-  const detail::Step* st = detail::find_step(r.step);
   cudaStream_t s = nullptr;
 
   // Enough input sets that one rotation touches >= 2.5× L2, within a third of free memory.
   const detail::DeviceInfo dev = detail::current_device();
   const double set_bytes = 2.0 * static_cast<double>(M * K + N * K + M * N);
-  r.bytes = set_bytes;
   size_t free_b = 0, total_b = 0;
   cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
   int sets = static_cast<int>(std::ceil(2.5 * static_cast<double>(dev.l2_bytes) / set_bytes));
   sets = std::clamp(sets, 2, 64);
   sets = std::max(1, std::min(sets, static_cast<int>(free_b / 5 / set_bytes)));  // A, B, D, cuBLAS's D, floor
-  r.input_sets = sets;
 
   std::vector<DeviceBuffer<__half>> A, B, D, Dc;
   std::vector<DeviceBuffer<uint4>> F;  // the read floor's buffers: `bytes` each, rotated like the operands
@@ -140,38 +147,61 @@ BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K,
     cuda_check(cudaMemcpyAsync(B[i].get(), B[0].get(), N * K * 2, cudaMemcpyDeviceToDevice, s), "copy");
   }
   Cublas cublas;
+  DeviceBuffer<float> ref(M * N);
+  cublas.gemm_f32_out(A[0].get(), B[0].get(), ref.get(), M, N, K, s);
 
-  // Verify before timing: a wrong kernel has no speed.
-  {
-    DeviceBuffer<float> ref(M * N);
-    fill_poison(D[0].get(), M * N, s);
-    st->launch({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N}, s);
-    cublas.gemm_f32_out(A[0].get(), B[0].get(), ref.get(), M, N, K, s);
-    const Verdict v = compare(D[0].get(), N, ref.get(), M, N, K, s);
-    r.rel_err = v.rel_err;
-    if (!v.pass) {
+  // Verify each candidate before timing: a wrong kernel has no speed (nor does a tuning refused at launch).
+  std::vector<std::function<void(int)>> fs;
+  std::vector<size_t> timed;  // the candidates that passed, in fs order
+  std::vector<const detail::Step*> steps(tunings.size());
+  for (size_t j = 0; j < tunings.size(); ++j) {
+    BenchResult& r = out[j];
+    r.bytes = set_bytes;
+    r.input_sets = sets;
+    detail::set_tuning(tunings[j]);
+    try {
+      r.step = resolve(step, M, N, K);
+      steps[j] = detail::find_step(r.step);
+      fill_poison(D[0].get(), M * N, s);
+      steps[j]->launch({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N}, s);
+      const Verdict v = compare(D[0].get(), N, ref.get(), M, N, K, s);
+      r.rel_err = v.rel_err;
+      if (!v.pass) {
+        r.status = Status::fail;
+        r.reason = v.detail();
+        continue;
+      }
+      if (steps[j]->describe) r.kernel = steps[j]->describe({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N});
+    } catch (const std::exception& e) {
       r.status = Status::fail;
-      r.reason = v.detail();
-      return r;
+      r.reason = e.what();
+      continue;
     }
+    timed.push_back(j);
+    fs.push_back([&, j](int i) {
+      detail::set_tuning(tunings[j]);
+      steps[j]->launch({A[i].get(), B[i].get(), D[i].get(), M, N, K, K, K, N}, s);
+    });
   }
-
-  auto run_step = [&](int i) { st->launch({A[i].get(), B[i].get(), D[i].get(), M, N, K, K, K, N}, s); };
-  auto run_cublas = [&](int i) { cublas.gemm_f16(A[i].get(), B[i].get(), Dc[i].get(), M, N, K, s); };
-  auto run_floor = [&](int i) { read_floor(F[i].get(), floor_vecs * 16, sink.get(), dev.sms, s); };
-  const std::vector<Stats> t = time_interleaved({run_step, run_cublas, run_floor}, sets, s, opt);
-  r.step_ms = t[0], r.cublas_ms = t[1], r.floor_ms = t[2];
-  if (st->describe) r.kernel = st->describe({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N});
-  r.gbps = set_bytes / (r.step_ms.median_ms * 1e-3) / 1e9;
-  r.floor_gbps = static_cast<double>(floor_vecs * 16) / (r.floor_ms.median_ms * 1e-3) / 1e9;
-  r.pct_floor = r.floor_ms.median_ms / r.step_ms.median_ms;
-
+  if (timed.empty()) return out;
+  fs.push_back([&](int i) { cublas.gemm_f16(A[i].get(), B[i].get(), Dc[i].get(), M, N, K, s); });
+  fs.push_back([&](int i) { read_floor(F[i].get(), floor_vecs * 16, sink.get(), dev.sms, s); });
+  const std::vector<Stats> t = time_interleaved(fs, sets, s, opt);
+  const Stats& cublas_ms = t[timed.size()];
+  const Stats& floor_ms = t[timed.size() + 1];
   const double flop = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
-  r.tflops = flop / (r.step_ms.median_ms * 1e-3) / 1e12;
-  r.cublas_tflops = flop / (r.cublas_ms.median_ms * 1e-3) / 1e12;
-  r.ratio = r.tflops / r.cublas_tflops;
-  r.status = Status::pass;
-  return r;
+  for (size_t c = 0; c < timed.size(); ++c) {
+    BenchResult& r = out[timed[c]];
+    r.step_ms = t[c], r.cublas_ms = cublas_ms, r.floor_ms = floor_ms;
+    r.gbps = set_bytes / (r.step_ms.median_ms * 1e-3) / 1e9;
+    r.floor_gbps = static_cast<double>(floor_vecs * 16) / (r.floor_ms.median_ms * 1e-3) / 1e9;
+    r.pct_floor = r.floor_ms.median_ms / r.step_ms.median_ms;
+    r.tflops = flop / (r.step_ms.median_ms * 1e-3) / 1e12;
+    r.cublas_tflops = flop / (r.cublas_ms.median_ms * 1e-3) / 1e12;
+    r.ratio = r.tflops / r.cublas_tflops;
+    r.status = Status::pass;
+  }
+  return out;
 }
 
 }  // namespace ladder::harness

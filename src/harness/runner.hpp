@@ -2,8 +2,10 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness/harness.hpp"
+#include "runtime/tuning.hpp"
 
 namespace ladder::harness {
 
@@ -39,6 +41,14 @@ struct BenchResult {
 
 BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
                        const TimingOptions& opt = {});
+
+// The step under each of `tunings` (LADDER_TUNE settings), on the same data, each verified first, then all timed in
+// ONE interleaved run with cuBLAS and the read floor (candidate 0's sample, candidate 1's, ..., cuBLAS's, the
+// floor's, then again): drift between candidates (clocks, memory placement) cannot pass for a difference between
+// them. The tuning in force is switched before each launch and restored at the end. One result per tuning; the
+// cuBLAS and floor figures are shared.
+std::vector<BenchResult> bench_candidates(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
+                                          const std::vector<detail::Tuning>& tunings, const TimingOptions& opt = {});
 
 inline constexpr int64_t kCpuReferenceMaxMNK = int64_t{1} << 27;
 
