@@ -129,6 +129,14 @@ for g in ${GROUPS_:-skcheck}; do
       T 200 "$B/ladder" bench --steps best --shapes "$SH" --tune ";;l2promo=128;l2promo=256" --target-ms 40 --warmup-ms 10 \
         --csv "$L/csv/interleaved.csv" > "$L/interleaved.log" 2>&1
       summary "$L/csv/interleaved.csv" | tee "$L/interleaved-summary.txt" ;;
+    recheck)  # earlier small-margin decisions, re-measured interleaved: small-M's 128-B promotion and evict-first hint
+      # (eighth session, 1.5-2 %), and the fitted tile against small-M at 33-48 tokens on 128256x4096 (twelfth)
+      T 250 "$B/ladder" bench --steps best --shapes "$(shapes "1 16 64")" --tune ";l2promo=256;l2evict=0" --target-ms 30 \
+        --warmup-ms 10 --csv "$L/csv/recheck-small-m.csv" > "$L/recheck-small-m.log" 2>&1
+      summary "$L/csv/recheck-small-m.csv" | tee "$L/recheck-small-m-summary.txt"
+      T 100 "$B/ladder" bench --steps best --shapes 33x128256x4096,40x128256x4096,48x128256x4096,33x14336x4096,33x28672x8192 \
+        --tune ";kernel=small_m" --target-ms 40 --warmup-ms 10 --csv "$L/csv/recheck-fit.csv" > "$L/recheck-fit.log" 2>&1
+      summary "$L/csv/recheck-fit.csv" | tee "$L/recheck-fit-summary.txt" ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
