@@ -137,6 +137,20 @@ for g in ${GROUPS_:-skcheck}; do
       T 100 "$B/ladder" bench --steps best --shapes 33x128256x4096,40x128256x4096,48x128256x4096,33x14336x4096,33x28672x8192 \
         --tune ";kernel=small_m" --target-ms 40 --warmup-ms 10 --csv "$L/csv/recheck-fit.csv" > "$L/recheck-fit.log" 2>&1
       summary "$L/csv/recheck-fit.csv" | tee "$L/recheck-fit-summary.txt" ;;
+    shallow)  # small-M's L2 promotion by ring depth: 256 B against the auto 128 B on layers whose plans differ in depth
+      T 250 "$B/ladder" bench --steps best --shapes "$(LAYERS="28672x8192 24576x8192 32768x8192 28672x4096 49152x12288 20480x5120 13824x5120 53248x16384 14336x4096 8192x28672" shapes "1 16")" \
+        --tune ";l2promo=256" --target-ms 30 --warmup-ms 10 --csv "$L/csv/shallow.csv" > "$L/shallow.log" 2>&1
+      python3 - "$L/csv/shallow.csv" <<'P' | tee "$L/shallow-summary.txt"
+import csv, re, sys
+by = {}
+for r in csv.DictReader(open(sys.argv[1])): by.setdefault((r['m'], r['n'], r['k']), {})[r['tune'] or 'auto'] = r
+for k, v in by.items():
+    a, b = v.get('auto'), v.get('l2promo=256')
+    if not a or not b or not a['median_ms'] or not b['median_ms']: continue
+    st = re.search(r'(\d+)-stage ring, (\d+) CTAs', a['kernel'])
+    print(f"{k[0]:>3}x{k[1]:>6}x{k[2]:>5} {st.group(1) if st else '-':>3} stages {st.group(2) if st else '-':>5} CTAs  auto {float(a['median_ms'])*1e3:7.1f}  256B {float(b['median_ms'])*1e3:7.1f}  ratio {float(b['median_ms'])/float(a['median_ms']):.3f}  cublas {float(a['cublas_median_ms'])*1e3:7.1f}")
+P
+      ;;
     verify) SECTIONS=final OUT=$L/verify bash "$(dirname "$0")/h200_verify.sh" ;;
   esac
 done
