@@ -244,30 +244,41 @@ TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
 }
 
 // `ladder bench --tune`'s candidates, timed in one interleaved run: each verified and timed under its own tuning (the
-// kernels differ), cuBLAS and the floor shared, a tuning refused at launch fails its row only, and the tuning in
-// force before is back afterwards.
+// trace shows both kernels launched many times, so the timed launches switch tunings, not only the verification), a
+// tuning refused at launch fails its row only, and the tuning in force before is back afterwards.
 TEST(Bench, CandidatesRunInterleavedUnderTheirOwnTuning) {
   const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
   if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
   const detail::Tuning saved = detail::tuning();
-  const std::vector<detail::Tuning> tunings = {detail::parse_tuning(""), detail::parse_tuning("kernel=pingpong"),
-                                               detail::parse_tuning("stages=32")};
+  const std::vector<detail::Tuning> tunings = {detail::parse_tuning("kernel=small_m,trace=1"),
+                                               detail::parse_tuning("kernel=pingpong,trace=1"),
+                                               detail::parse_tuning("kernel=small_m,stages=32")};
   harness::TimingOptions opt;
   opt.target_ms = 5, opt.warmup_ms = 2;
+  testing::internal::CaptureStderr();
   const std::vector<harness::BenchResult> r = harness::bench_candidates("best", 16, 4096, 4096, 7, tunings, opt);
+  const std::string trace = testing::internal::GetCapturedStderr();
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].status, harness::Status::pass) << r[0].reason;
   EXPECT_EQ(r[1].status, harness::Status::pass) << r[1].reason;
-  EXPECT_NE(r[0].kernel, r[1].kernel);  // small-M, then the forced ping-pong
+  EXPECT_NE(r[0].kernel.find("small-M"), std::string::npos) << r[0].kernel;
   EXPECT_NE(r[1].kernel.find("pingpong"), std::string::npos) << r[1].kernel;
-  EXPECT_EQ(r[0].cublas_ms.median_ms, r[1].cublas_ms.median_ms);  // one timing: the same cuBLAS samples
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = trace.find(what); at != std::string::npos; at = trace.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_GT(count("small-M 64x16"), 20u);       // candidate 0's timed launches (LADDER_TRACE lines)
+  EXPECT_GT(count("tile 128x128"), 20u);        // candidate 1's: the ping-pong's 128×128 tiles
   EXPECT_GT(r[0].step_ms.median_ms, 0.0);
   EXPECT_GT(r[1].step_ms.median_ms, 0.0);
+  EXPECT_GT(r[0].cublas_ms.median_ms, 0.0);     // timed once for the shape, shared by its rows
   EXPECT_EQ(r[2].status, harness::Status::fail);  // the ring does not fit: refused before launch
   EXPECT_NE(r[2].reason.find("stages=32"), std::string::npos) << r[2].reason;
   EXPECT_EQ(detail::tuning().kernel, saved.kernel);
   EXPECT_EQ(detail::tuning().stages, saved.stages);
+  EXPECT_EQ(detail::tuning().trace, saved.trace);
 }
 
 // A tuning that cannot run (a ring deeper than the SMEM holds) is refused with a clear

@@ -124,10 +124,10 @@ __global__ void __launch_bounds__(64) tma_probe_kernel(const __grid_constant__ C
       else tma_load_2d(dst, &tmap_w, col, row, &full_bar[st]);
     };
     // TMA instructions take warp-uniform operands (uniform registers). With one lane (as the GEMMs), lane 0 walks the
-    // boxes by a uniform index; lanes > 1 need the per-lane form. Measured 2026-12-02 (docs/notes.md, thirteenth
-    // session): the per-lane form in the GEMMs' producers ran 1×4096×4096 at 21.2 against 11.3 µs; in this probe the
-    // two forms measured alike (118.8 against 111.9 µs at 16 CTAs, N 1024, K 16384), so the probe is slow for
-    // another reason and its per-CTA rates are not the GEMMs'.
+    // boxes by a uniform index; lanes > 1 need the per-lane form. In the GEMMs' producers the per-lane form ran
+    // 1×4096×4096 at 21.2 against 11.3 µs; this probe's one-lane walk ran no faster than its per-lane form (118.8
+    // against 111.9 µs, 16 CTAs, N 1024, K 16384, two calls): its per-CTA rates are not the GEMMs' (docs/notes.md,
+    // thirteenth session).
     auto issue = [&](int kt, int st) {  // this lane's boxes of stage kt into ring slot st
       if (p.lanes == 1) {
         if (lane == 0)

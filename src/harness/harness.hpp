@@ -112,7 +112,7 @@ struct Stats {
   int reps = 0;
 };
 struct TimingOptions {
-  double warmup_ms = 150;   // per pair, before timing
+  double warmup_ms = 150;   // before timing, all the interleaved functions together
   double target_ms = 400;   // total timed time per candidate (sets the repetition count)
   int min_reps = 20, max_reps = 1000;
 };

@@ -1,9 +1,10 @@
 #include "harness/runner.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "ladder/ladder.hpp"
@@ -147,8 +148,8 @@ std::vector<BenchResult> bench_candidates(const std::string& step, int64_t M, in
     cuda_check(cudaMemcpyAsync(B[i].get(), B[0].get(), N * K * 2, cudaMemcpyDeviceToDevice, s), "copy");
   }
   Cublas cublas;
-  DeviceBuffer<float> ref(M * N);
-  cublas.gemm_f32_out(A[0].get(), B[0].get(), ref.get(), M, N, K, s);
+  std::optional<DeviceBuffer<float>> ref(std::in_place, M * N);  // cuBLAS's fp32 output: freed before the timing
+  cublas.gemm_f32_out(A[0].get(), B[0].get(), ref->get(), M, N, K, s);
 
   // Verify each candidate before timing: a wrong kernel has no speed (nor does a tuning refused at launch).
   std::vector<std::function<void(int)>> fs;
@@ -164,7 +165,7 @@ std::vector<BenchResult> bench_candidates(const std::string& step, int64_t M, in
       steps[j] = detail::find_step(r.step);
       fill_poison(D[0].get(), M * N, s);
       steps[j]->launch({A[0].get(), B[0].get(), D[0].get(), M, N, K, K, K, N}, s);
-      const Verdict v = compare(D[0].get(), N, ref.get(), M, N, K, s);
+      const Verdict v = compare(D[0].get(), N, ref->get(), M, N, K, s);
       r.rel_err = v.rel_err;
       if (!v.pass) {
         r.status = Status::fail;
@@ -184,6 +185,7 @@ std::vector<BenchResult> bench_candidates(const std::string& step, int64_t M, in
     });
   }
   if (timed.empty()) return out;
+  ref.reset();
   fs.push_back([&](int i) { cublas.gemm_f16(A[i].get(), B[i].get(), Dc[i].get(), M, N, K, s); });
   fs.push_back([&](int i) { read_floor(F[i].get(), floor_vecs * 16, sink.get(), dev.sms, s); });
   const std::vector<Stats> t = time_interleaved(fs, sets, s, opt);

@@ -51,16 +51,17 @@ std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>&
   const int inner = std::clamp(static_cast<int>(std::ceil(0.5 / per_call)), 1, 64);
   const int reps = std::clamp(static_cast<int>(opt.target_ms / (per_call * inner)), opt.min_reps, opt.max_reps);
 
-  // Timed: f0-sample, f1-sample, …, f0-sample, … on the same rotated input sets.
+  // Timed: f0-sample, f1-sample, …, f0-sample, …, the input sets rotated by one running counter across all launches.
+  // (Until 2026-12-02 every function's sample started at the same set: the function after another then began on sets
+  // that one had just left in L2, and f0, after the read floor, never did. Small shapes measured f0 up to 7 % slower
+  // than an identical f1: docs/notes.md, thirteenth session.)
   Events ev((nf + 1) * static_cast<size_t>(reps));
   for (int r = 0; r < reps; ++r) {
-    const int first = set;
     for (size_t j = 0; j < nf; ++j) {
       cuda_check(cudaEventRecord(ev.ev[(nf + 1) * r + j], stream), "record");
-      for (int i = 0; i < inner; ++i) fs[j]((first + i) % sets);
+      for (int i = 0; i < inner; ++i, set = (set + 1) % sets) fs[j](set);
     }
     cuda_check(cudaEventRecord(ev.ev[(nf + 1) * r + nf], stream), "record");
-    set = (first + inner) % sets;
   }
   cuda_check(cudaStreamSynchronize(stream), "timing sync");
   std::vector<Stats> out;
