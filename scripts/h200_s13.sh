@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Thirteenth session's plan: stream-K over the fitted cooperative tiles (best's coop_fit with LADDER_TUNE fitsk=1) for
-# the layers with too few fitted tiles to fill the SMs (4096- and 8192-wide at 33-128 tokens, the 1024-wide k/v layers
-# at 256 tokens), against the kernels best runs there today.
-#   GROUPS_=skcheck  the fitted tiles' GPU tests (stream-K among them), `check` of every width with fitsk=1 on shapes
-#                    that split at the default fix-up, the torch check of the fused epilogues through it
-#   GROUPS_=skbench  interleaved A/B: `auto` against coop_fit,fitsk=1 at each width (two rounds, opposite orders)
-#   GROUPS_=sksan    compute-sanitizer memcheck, racecheck and synccheck on two widths with stream-K
-#   GROUPS_=verify   every GPU test, pytest, the v2/torch check and best's check suites (h200_verify.sh final)
-# The knobs of skcheck/skbench/sksan (fitsk, c335405) and lanes (lanes, d199add-856c66f) were measured and removed
-# (docs/notes.md, thirteenth session): those groups run only on those commits.
+# Thirteenth session's device calls (docs/notes.md, "Thirteenth session"; results in docs/results/dev/2026-12-02-s13/):
+#   GROUPS_=skcheck / skbench / sksan  stream-K over the fitted tiles (fitsk=1, c335405 only): tests, check, A/B, sanitizers
+#   GROUPS_=names       ncu: cuBLAS's kernels where best loses, and the stream-K fit's kernel time (call 2)
+#   GROUPS_=lone        one CTA's stream: the TMA probe at 16 CTAs against the fitted GEMM (call 4)
+#   GROUPS_=lanes       several producer lanes issuing TMA (lanes=, d199add-856c66f only): check and A/B (calls 5-6)
+#   GROUPS_=uniform     SASS counts and A/B of d8b3c1f's CLI (build/old) against the lanes build; the probe (call 7)
+#   GROUPS_=ncufull     ncu's full set at one shape: the fitted tile, small-M, cuBLAS (call 9)
+#   GROUPS_=fitpromo / promofinal  the fitted tile's 128-B promotion (calls 10-11; the rule is at 45be7a9 only)
+#   GROUPS_=interleaved the interleaved --tune: an A/A pair and 128 against 256 B (call 12)
+#   GROUPS_=recheck / shallow      earlier small margins re-measured interleaved (calls 13-14)
+#   GROUPS_=verify      every GPU test, pytest, the v2/torch check and best's check suites (h200_verify.sh final)
+# The knobs fitsk and lanes were measured and removed: those groups run only on the commits named.
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,ladder_cluster_probe,tests/ladder_tests,generated}.
 set -uo pipefail
