@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The next device session's first call, prepared in the thirteenth (docs/notes.md, "A position bias in the interleaved
+# timing"): the set-rotation fix in src/harness/timing.cpp has not run on a GPU.
+#   GROUPS_=aaa      A/A/A: `auto` three times in one interleaved run, on shapes whose inputs are far smaller than L2
+#                    (the 1024-row k/v layers, ~7 µs) and on large ones; every position should agree within noise
+#   GROUPS_=tests    the Bench test (the timed launches' kernels by trace) and the full GPU suite
+#   GROUPS_=rebench  the decode, few-tile and standard suites with the fixed rotation (cuBLAS no longer begins on the
+#                    sets our step just read), to compare with a7c02e5's committed CSVs
+# Build here (cmake --preset release && cmake --build --preset release), strip, carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+for g in ${GROUPS_:-aaa tests}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    aaa)
+      T 200 "$B/ladder" bench --steps best --shapes 1x1024x4096,16x1024x4096,64x1024x4096,1x1024x8192,64x128256x4096,40x28672x8192,1x4096x4096 \
+        --tune ";;" --target-ms 30 --warmup-ms 10 --csv "$L/csv/aaa.csv" > "$L/aaa.log" 2>&1
+      summary "$L/csv/aaa.csv" | tee "$L/aaa-summary.txt" ;;
+    tests)
+      T 200 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+    rebench)
+      O="--target-ms ${TMS:-60} --warmup-ms 30"
+      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs
