@@ -208,7 +208,6 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
       for (size_t j = 0; j < tunes.size(); ++j)
         rows.push_back({id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, results[j], tunes[j]});
     }
-  detail::set_tuning(initial);
   progress(total, total, "");
   cli::print_bench_table(std::cout, rows);
   if (!csv.empty()) {

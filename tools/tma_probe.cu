@@ -101,39 +101,32 @@ __global__ void __launch_bounds__(64) tma_probe_kernel(const __grid_constant__ C
     const uint64_t policy = p.evict ? l2_evict_first_policy() : 0;
     const int w_boxes = (p.R / p.BR) * (p.SC / p.BC), x_boxes = p.XR ? p.SC / p.BC : 0;
     const uint32_t box_bytes = static_cast<uint32_t>(p.BR) * p.BC * 2;
-    auto box = [&](int kt, int st, int b) {  // box b of stage kt into ring slot st
-      uint8_t* w = smem + static_cast<size_t>(st) * stage_bytes;
-      if (b >= w_boxes) {  // the token operand: XR rows × BC columns, from L2 after the first CTA reads it
-        const int j = b - w_boxes;
-        tma_load_2d(w + a.w_stage_bytes + static_cast<size_t>(j) * p.XR * p.BC * 2, &tmap_x, kt * p.SC + j * p.BC, 0,
-                    &full_bar[st]);
-        return;
-      }
-      int col, row;
-      if (p.linear) {  // the stage is R·SC contiguous elements of the slab, in boxes of BR·BC/64 rows of 64
-        const int rows_per_box = p.BR * p.BC / 64;
-        col = 0;
-        row = (slab * p.R * (a.K / 64)) + kt * (p.R * p.SC / 64) + b * rows_per_box;
-      } else {
-        const int jb = p.SC / p.BC, i = p.order ? b % (p.R / p.BR) : b / jb, j = p.order ? b / (p.R / p.BR) : b % jb;
-        col = kt * p.SC + j * p.BC;
-        row = slab * p.R + i * p.BR;
-      }
-      void* dst = w + static_cast<size_t>(b) * box_bytes;
-      if (p.evict) tma_load_2d_hint(dst, &tmap_w, col, row, &full_bar[st], policy);
-      else tma_load_2d(dst, &tmap_w, col, row, &full_bar[st]);
-    };
-    // TMA instructions take warp-uniform operands (uniform registers). With one lane (as the GEMMs), lane 0 walks the
-    // boxes by a uniform index; lanes > 1 need the per-lane form. In the GEMMs' producers the per-lane form ran
-    // 1×4096×4096 at 21.2 against 11.3 µs; this probe's one-lane walk ran no faster than its per-lane form (118.8
-    // against 111.9 µs, 16 CTAs, N 1024, K 16384, two calls): its per-CTA rates are not the GEMMs' (docs/notes.md,
-    // thirteenth session).
+    // The box index is per lane, which TMA's warp-uniform operands serialize; a one-lane walk by a uniform index ran no
+    // faster here (118.8 against 111.9 µs at 16 CTAs, N 1024, K 16384: docs/notes.md, thirteenth session), so this
+    // probe's per-CTA rates are its own, not the GEMMs'.
     auto issue = [&](int kt, int st) {  // this lane's boxes of stage kt into ring slot st
-      if (p.lanes == 1) {
-        if (lane == 0)
-          for (int b = 0; b < w_boxes + x_boxes; ++b) box(kt, st, b);
-      } else if (lane < p.lanes) {
-        for (int b = lane; b < w_boxes + x_boxes; b += p.lanes) box(kt, st, b);
+      uint8_t* w = smem + static_cast<size_t>(st) * stage_bytes;
+      if (lane >= p.lanes) return;
+      for (int b = lane; b < w_boxes + x_boxes; b += p.lanes) {
+        if (b >= w_boxes) {  // the token operand: XR rows × BC columns, from L2 after the first CTA reads it
+          const int j = b - w_boxes;
+          tma_load_2d(w + a.w_stage_bytes + static_cast<size_t>(j) * p.XR * p.BC * 2, &tmap_x, kt * p.SC + j * p.BC,
+                      0, &full_bar[st]);
+          continue;
+        }
+        int col, row;
+        if (p.linear) {  // the stage is R·SC contiguous elements of the slab, in boxes of BR·BC/64 rows of 64
+          const int rows_per_box = p.BR * p.BC / 64;
+          col = 0;
+          row = (slab * p.R * (a.K / 64)) + kt * (p.R * p.SC / 64) + b * rows_per_box;
+        } else {
+          const int jb = p.SC / p.BC, i = p.order ? b % (p.R / p.BR) : b / jb, j = p.order ? b / (p.R / p.BR) : b % jb;
+          col = kt * p.SC + j * p.BC;
+          row = slab * p.R + i * p.BR;
+        }
+        void* dst = w + static_cast<size_t>(b) * box_bytes;
+        if (p.evict) tma_load_2d_hint(dst, &tmap_w, col, row, &full_bar[st], policy);
+        else tma_load_2d(dst, &tmap_w, col, row, &full_bar[st]);
       }
     };
     int st = 0;
