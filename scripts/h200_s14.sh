@@ -6,6 +6,7 @@
 #   GROUPS_=tests    the Bench test (the timed launches' kernels by trace) and the full GPU suite
 #   GROUPS_=rebench  the decode, few-tile and standard suites with the fixed rotation (cuBLAS no longer begins on the
 #                    sets our step just read), to compare with a7c02e5's committed CSVs
+#   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
 set -uo pipefail
@@ -26,6 +27,13 @@ for g in ${GROUPS_:-aaa tests}; do
       T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
       T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+    pcta)  # one CTA's stream inside the GEMM: time against K at a fixed grid (slope = the stream, intercept = the
+           # fixed costs), the ring depth, and cuBLAS's own decomposition (64x64 tiles, 128 CTAs, no split) run by ours
+      MK="kernel=small_m,wg=1,split=1,cps=1"
+      ab kslope "64x8192x1024,64x8192x2048,64x8192x4096,64x8192x8192,64x8192x16384,64x1024x4096,64x1024x16384" \
+        ";$MK;kernel=coop_fit,width=64"
+      ab ring "64x8192x8192,64x1024x16384" "$MK,stages=3;$MK,stages=5;$MK,stages=8;$MK"
+      ab c64 "512x1024x4096,256x1024x4096,512x1024x8192,128x4096x4096,128x8192x8192,256x4096x4096" ";kernel=small_m,wg=1" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs

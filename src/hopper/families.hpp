@@ -75,7 +75,7 @@ std::string describe(const detail::Problem& p, bool pdl);
 // two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte (measured
 // 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs); beyond that 128 rows × 128 tokens, several
 // token tiles above 128 tokens (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against
-// 20.9 µs, 512×1024×8192 31.9 against 24.1; dev/2026-12-01-s6-tok128/).
+// 20.9 µs, 512×1024×8192 31.9 against 24.1; dev/2026-12-01-s6-tok128/). `wg=1` asks for one warpgroup at any M.
 inline void tile_for(int64_t M, int& consumers, int& n_tok) {
   consumers = 1;
   for (int n : {8, 16, 32, 64})
@@ -84,8 +84,10 @@ inline void tile_for(int64_t M, int& consumers, int& n_tok) {
       if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
       return;
     }
-  consumers = 2;
-  n_tok = 128;
+  // LADDER_TUNE wg=1 above 64 tokens: 64 × 64 tiles (cuBLAS's 64x64_64x13 decomposition, swapped), to measure.
+  const bool narrow = detail::tuning().consumers == 1;
+  consumers = narrow ? 1 : 2;
+  n_tok = narrow ? 64 : 128;
 }
 }  // namespace small_m
 
