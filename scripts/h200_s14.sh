@@ -6,6 +6,7 @@
 #   GROUPS_=tests    the Bench test (the timed launches' kernels by trace) and the full GPU suite
 #   GROUPS_=rebench  the decode, few-tile and standard suites with the fixed rotation (cuBLAS no longer begins on the
 #                    sets our step just read), to compare with a7c02e5's committed CSVs
+#   GROUPS_=postcheck / post  the small-M reduce's plain copy: its checks, and an interleaved A/B against post=0
 #   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -34,6 +35,13 @@ for g in ${GROUPS_:-aaa tests}; do
         ";$MK;kernel=coop_fit,width=64"
       ab ring "64x8192x8192,64x1024x16384" "$MK,stages=3;$MK,stages=5;$MK,stages=8;$MK"
       ab c64 "512x1024x4096,256x1024x4096,512x1024x8192,128x4096x4096,128x8192x8192,256x4096x4096" ";kernel=small_m,wg=1" ;;
+    postcheck)  # the small-M kernel's plain copy and lone-CTA barriers: check its suites, the fused copy through torch
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      T 60 "$B/ladder" check --steps best --suite decode --seeds 3 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
+      LADDER_TUNE=kernel=small_m T 60 python3 scripts/check_v2_torch.py --csv "$L/csv/v2-small_m.csv" > "$L/v2-small_m.log" 2>&1
+      echo "v2 small_m: $(tail -1 "$L/v2-small_m.log")"; grep FAIL "$L/v2-small_m.log" | head -3 ;;
+    post)  # A/B: the reduce before (post=0) and after, interleaved
+      ab post "$(shapes "1 16 64 128")",256x1024x4096,512x1024x4096,256x4096x14336 ";post=0" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs

@@ -77,6 +77,7 @@ struct Args {
   int l2evict;     // the weights' loads carry an L2 evict-first hint
   uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
+  int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0: off)
 };
 
 template <class T>
@@ -96,7 +97,10 @@ __device__ __forceinline__ void store4(void* D, DType d, int64_t idx, const floa
   }
 }
 
-template <class Cfg>
+// F: what is compiled in after the mainloop: Fused::none, the plain GEMM (D = the sum of the partials), or
+// Fused::any, the fused epilogue chosen at run time. The plain copy's reduce has no per-element switch: with it, the
+// reduce-scatter was ~25 % of the kernel's stall samples at 64×14336×4096 (docs/notes.md, fourteenth session).
+template <class Cfg, Fused F>
 __global__ void __launch_bounds__(Cfg::kThreads)
     small_m_kernel(const __grid_constant__ CUtensorMap tmap_w, const __grid_constant__ CUtensorMap tmap_x,
                    const __grid_constant__ CUtensorMap tmap_x_tail,
@@ -104,7 +108,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   using T = typename Cfg::Elem;
   constexpr int N_TOK = Cfg::N_TOK, W_ROWS = Cfg::W_ROWS, HALF_ROWS = Cfg::HALF_ROWS, S = Cfg::kPartialStride;
   extern __shared__ uint8_t smem_raw[];
-  uint8_t* smem = &align_smem<uint8_t>(smem_raw);
+  uint8_t* const smem = align_smem_bytes(smem_raw);
   const int stages = args.stages;
   T* const W = reinterpret_cast<T*>(smem);                                   // stages × (W_ROWS, BLK_K)
   T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * Cfg::kWBytes);  // stages × (N_TOK, BLK_K)
@@ -222,7 +226,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
   cudaTriggerProgrammaticLaunchCompletion();
-  cluster.sync();  // every CTA's partial tile is in its SMEM (release/acquire at cluster scope)
+  // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
+  // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
+  const bool lone = split == 1 && args.lone_sync;
+  if (lone) __syncthreads();
+  else cluster.sync();
   // C, the bias and D may belong to the previous kernel: every thread waits for it before the epilogue (it is
   // long done by now; a no-op without PDL).
   cudaGridDependencySynchronize();
@@ -230,7 +238,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // Reduce-scatter: this CTA sums its share of the tile's (token, 4 columns) groups over all CTAs of the
   // cluster, in rank order, and writes them through the epilogue.
   const float* P = reinterpret_cast<const float*>(smem);
-  const int groups = out_tile / 4;
+  const int groups = F == Fused::none ? W_ROWS / 4 : out_tile / 4;  // the plain copy has no SwiGLU: a constant
   const int rows = std::min(N_TOK, args.M - token0);
   const int items = rows * groups;
   const int lo = rank * items / split, hi = (rank + 1) * items / split;
@@ -242,26 +250,27 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
     for (int q = 0; q < split; ++q) {
-      const float* Pq = cluster.map_shared_rank(P, q) + m * S + c;
+      const float* Pq = (lone ? P : cluster.map_shared_rank(P, q)) + m * S + c;
       const float4 v = *reinterpret_cast<const float4*>(Pq);
       a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
-      if (args.half) {
+      if (F != Fused::none && args.half) {
         const float4 g = *reinterpret_cast<const float4*>(Pq + HALF_ROWS);
         u[0] += g.x, u[1] += g.y, u[2] += g.z, u[3] += g.w;
       }
     }
     const int64_t row = token0 + m;
-    float out[4];
+    float out[4] = {a[0], a[1], a[2], a[3]};
+    if constexpr (F != Fused::none)
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
-      out[e] = args.half ? epilogue_swiglu(args.ep, args.d, a[e], u[e], row, col + e, args.half)
-                         : epilogue(args.ep, args.d, a[e], row, col + e);
+      for (int e = 0; e < 4; ++e)
+        out[e] = args.half ? epilogue_swiglu(args.ep, args.d, a[e], u[e], row, col + e, args.half)
+                           : epilogue(args.ep, args.d, a[e], row, col + e);
     const int64_t idx = row * args.ldd + col;
     const bool vector =
         valid == 4 && reinterpret_cast<uintptr_t>(static_cast<char*>(args.D) + idx * bytes) % (4 * bytes) == 0;
     store4<T>(args.D, args.d, idx, out, valid, vector);
   }
-  cluster.sync();  // no CTA leaves while another may still read its SMEM
+  if (!lone) cluster.sync();  // no CTA leaves while another may still read its SMEM
 }
 
 // ── host side ────────────────────────────────────────────────────────────────────────────────────────
@@ -274,9 +283,14 @@ struct Plan {
   size_t smem = 0;
 };
 
+// The plain copy (D = A·Bᵀ) for a plain problem, unless LADDER_TUNE post=0 asks for the fused one (the A/B of the
+// reduce's cost); the copies differ only after the mainloop, so either serves the occupancy queries.
+inline bool plain_copy(const detail::Problem& p) { return p.ep.plain() && detail::tuning().post != 0; }
+
 template <class Cfg>
-const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(small_m_kernel<Cfg>);
+const void* kernel_ptr(bool plain) {
+  return plain ? reinterpret_cast<const void*>(small_m_kernel<Cfg, Fused::none>)
+               : reinterpret_cast<const void*>(small_m_kernel<Cfg, Fused::any>);
 }
 
 // Calls f.template operator()<Cfg>() with the configuration that serves this problem's dtype and M.
@@ -313,7 +327,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
-  const void* kernel = kernel_ptr<Cfg>();
+  const void* kernel = kernel_ptr<Cfg>(plain_copy(p));
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
   // The ring depth, SMEM and split at `ctas_per_sm` CTAs an SM; the split is `split` if given, else the largest
   // power of two whose clusters are all resident at once.
@@ -443,7 +457,8 @@ bool l2_evict_first(const detail::Problem& p) {
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, bool pdl, const char* step_id) {
   using T = typename Cfg::Elem;
-  const auto kernel = small_m_kernel<Cfg>;
+  const bool plain = plain_copy(p);
+  const auto kernel = plain ? small_m_kernel<Cfg, Fused::none> : small_m_kernel<Cfg, Fused::any>;
   if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
   // The weights' L2 promotion: 128 B, one box row, for the tiles of up to 64 tokens. With 256 B (as the other
   // families' maps) every 128-B row read also fills the row's next K-tile into L2: measured 2026-12-01
@@ -471,7 +486,8 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail)};
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
+                  detail::tuning().post != 0 ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
@@ -479,7 +495,8 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
            std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
-           (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16");
+           (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
+           (plain ? " plain" : " fused");
   });
 }
 
