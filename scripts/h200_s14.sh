@@ -41,7 +41,9 @@ for g in ${GROUPS_:-aaa tests}; do
       LADDER_TUNE=kernel=small_m T 60 python3 scripts/check_v2_torch.py --csv "$L/csv/v2-small_m.csv" > "$L/v2-small_m.log" 2>&1
       echo "v2 small_m: $(tail -1 "$L/v2-small_m.log")"; grep FAIL "$L/v2-small_m.log" | head -3 ;;
     post)  # A/B: the reduce before (post=0) and after, interleaved
-      ab post "$(shapes "1 16 64 128")",256x1024x4096,512x1024x4096,256x4096x14336 ";post=0" ;;
+      ab post1 "$(shapes "1 16")" ";post=0"
+      ab post2 "$(shapes "64 128")",256x1024x4096,512x1024x4096,256x4096x14336 \
+        ";kernel=small_m;kernel=small_m,post=0;kernel=coop_fit" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
