@@ -43,7 +43,7 @@ for g in ${GROUPS_:-aaa tests}; do
     post)  # A/B: the reduce before (post=0) and after, interleaved
       ab post1 "$(shapes "1 16")" ";post=0"
       ab post2 "$(shapes "64 128")",256x1024x4096,512x1024x4096,256x4096x14336 \
-        ";kernel=small_m;kernel=small_m,post=0;kernel=coop_fit" ;;
+        ";kernel=small_m;kernel=small_m,post=0;kernel=coop_fit;kernel=small_m,wg=1" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
