@@ -7,6 +7,7 @@
 #   GROUPS_=rebench  the decode, few-tile and standard suites with the fixed rotation (cuBLAS no longer begins on the
 #                    sets our step just read), to compare with a7c02e5's committed CSVs
 #   GROUPS_=postcheck / post  the small-M reduce's plain copy: its checks, and an interleaved A/B against post=0
+#   GROUPS_=mid / high  the cost model after the plain reduce: auto against the families at 33-128 and 129-512 tokens
 #   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -44,6 +45,12 @@ for g in ${GROUPS_:-aaa tests}; do
       ab post1 "$(shapes "1 16")" ";post=0"
       ab post2 "$(shapes "64 128")",256x1024x4096,512x1024x4096,256x4096x14336 \
         ";kernel=small_m;kernel=small_m,post=0;kernel=coop_fit;kernel=small_m,wg=1" ;;
+    mid)  # the cost model after the plain reduce: auto against each family at 33-128 tokens (call 2)
+      ab mid "$(LAYERS="14336x4096 28672x8192 128256x4096 8192x28672 4096x14336 8192x8192" shapes "40 64 96 128")" \
+        ";kernel=small_m;kernel=coop_fit" ;;
+    high)  # above 128 tokens and the few-tile shapes: auto (the tile kernels, mostly) against small-M (call 2)
+      ab high "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 8192x8192 1024x8192" shapes "192 256 384 512")",256x8192x8192,1536x1536x4096,2560x2560x2560,512x4096x4096,512x14336x4096 \
+        ";kernel=small_m" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs

@@ -1,7 +1,7 @@
 // `best` — the library default: any M, N, K ≥ 1, any leading dimensions, element-aligned pointers, fp16 or
 // bf16, an fp16/bf16/fp32 D and the fused epilogue. It picks one kernel family per problem by one cost model:
 //   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
-//       t ≈ 3 µs + max(bytes / 3.0 TB/s, FLOPs / rate of its tile: 250, 400 or, above 128 tokens, 360 TFLOP/s),
+//       t ≈ 3 µs + max(bytes / 3.4 TB/s, FLOPs / rate of its tile: 250, 450 or, above 128 tokens, 360 TFLOP/s),
 //     above 128 tokens only from K = 2048;
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
@@ -11,7 +11,9 @@
 //     (coop_fit: 128×112 or 128×224 filling ≥ 85 % of them), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s.
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
-//   256×128×64 cluster K-tile at 4096³; 3.0 TB/s and the small-M tile rates are the decode sweeps' streams.
+//   256×128×64 cluster K-tile at 4096³; the small-M stream and its 128-token rate were raised from 3.0 TB/s and
+//   400 TFLOP/s on 2026-12-03, when its reduce stopped costing ~15 % at 64-128 tokens (docs/notes.md, fourteenth
+//   session): 64×14336×4096 34.0-34.8 µs (3.5 TB/s), 128×128256×4096 289 µs (3.75 TB/s, 465 TFLOP/s).
 // Rows TMA cannot read (K, lda, ldb % 8 ≠ 0, or A/B not 16-byte aligned) are first copied into a zero-padded
 // workspace with K rounded up to a multiple of 8 (the zeros add nothing); cuBLAS has no TMA path for such shapes
 // (~130 TFLOP/s at 8191³). The workspace is stream-ordered memory from the library's pool (detail::Workspace).
@@ -75,7 +77,7 @@ bool tma_rows(const detail::Problem& p) {
 }
 
 // ── the cost model ────────────────────────────────────────────────────────────────────────────────────
-inline constexpr double kReadBytesPerUs = 3.0e6;    // small-M's stream of B: ≈ 3.0 TB/s
+inline constexpr double kReadBytesPerUs = 3.4e6;    // small-M's stream of B: ≈ 3.4 TB/s (the fitted tile's)
 inline constexpr double kUnitKTileUs = 0.41;        // one 256×128 cluster tile, one 64-deep K-tile
 inline constexpr double kSmallMFixedUs = 3.0, kTilesFixedUs = 5.0;
 // A fused epilogue's cost per wave, by tile (its elements): measured 2026-12-01 at 2048×16384×4096 with the
@@ -89,13 +91,14 @@ inline constexpr double kCoopEpilogueUsPerWave = 4.0, kPingpongEpilogueUsPerWave
 
 double small_m_us(const detail::Problem& p) {
   int consumers = 1, n_tok = 8;
-  small_m::tile_for(p.M, consumers, n_tok);
-  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 400 at M ≤ 128 (measured 2026-12-01, s4
-  // tune-mid: 315-460 at M = 128, 459 at 128×8192×28672); above 128 tokens, several 128-token tiles that re-read
+  small_m::tile_for(p, consumers, n_tok);
+  // What its tile sustains on the tensor core (TFLOP/s): 128×128 ≈ 450 at M ≤ 128 (measured 2026-12-01, s4
+  // tune-mid: 315-460 at M = 128, 459 at 128×8192×28672; 2026-12-03 with the plain reduce, call1/: 465 at
+  // 128×128256×4096, 459 at 128×28672×8192, 487 at 128×8192×28672); above 128 tokens, several 128-token tiles that re-read
   // the weights, 341-457 on the compute-bound shapes (dev/2026-12-01-s6-tok128/): the model takes 360, so that it
   // yields to the tile kernels where they measured 10-15 % faster (256×4096×4096, 512×2048×4096); the narrow tiles
   // are never compute-bound at their M.
-  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 400e6 : 360e6;  // FLOP per µs
+  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 450e6 : 360e6;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "device/tensor_map.hpp"
+#include "runtime/runtime.hpp"
 #include "runtime/tuning.hpp"
 #include "step.hpp"
 
@@ -72,22 +73,29 @@ std::string check(const detail::Problem& p);
 std::string describe(const detail::Problem& p, bool pdl);
 
 // The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
-// two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte (measured
-// 2026-12-01: 64×14336×4096 52 → 39 µs, 64×1024×4096 10.9 → 9.9 µs); beyond that 128 rows × 128 tokens, several
-// token tiles above 128 tokens (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against
-// 20.9 µs, 512×1024×8192 31.9 against 24.1; dev/2026-12-01-s6-tok128/). `wg=1` asks for one warpgroup at any M.
-inline void tile_for(int64_t M, int& consumers, int& n_tok) {
+// two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte, unless the 128-row
+// tiles would fill less than a quarter of the SMs: then one (64 × 64 tiles, cuBLAS's own decomposition at these
+// sizes, swapped), whose twice as many tiles need half the K split. Measured 2026-12-03 (H200, interleaved,
+// dev/2026-12-03-s14/call1/): 64×4096×4096 12.5 against 13.8 µs, 64×1024×4096 7.0 against 8.1, 64×4096×14336 31.8
+// against 35.0, 64×1024×8192 9.3 against 11.1; with 64 or more 128-row tiles, two: 64×14336×4096 34.0 against 36.1,
+// 64×8192×8192 36.7 against 37.0. Beyond 64 tokens, 128 rows × 128 tokens, several token tiles above 128 tokens
+// (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against 20.9 µs, 512×1024×8192 31.9 against
+// 24.1; dev/2026-12-01-s6-tok128/). `wg=1|2` forces one or two warpgroups at 33–64 tokens; `wg=1` above 64 tokens
+// asks for 64 × 64 tiles there too (slower at 128 tokens but on the 1024-row layers, 4-5 %: call1/).
+inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
+  const int wg = detail::tuning().consumers;
   consumers = 1;
   for (int n : {8, 16, 32, 64})
-    if (M <= n) {
+    if (p.M <= n) {
       n_tok = n;
-      if (n == 64 && detail::tuning().consumers != 1) consumers = 2;
+      if (n == 64) {
+        const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
+        consumers = wg != 0 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
+      }
       return;
     }
-  // LADDER_TUNE wg=1 above 64 tokens: 64 × 64 tiles (cuBLAS's 64x64_64x13 decomposition, swapped), to measure.
-  const bool narrow = detail::tuning().consumers == 1;
-  consumers = narrow ? 1 : 2;
-  n_tok = narrow ? 64 : 128;
+  consumers = wg == 1 ? 1 : 2;
+  n_tok = wg == 1 ? 64 : 128;
 }
 }  // namespace small_m
 

@@ -297,7 +297,7 @@ const void* kernel_ptr(bool plain) {
 template <class F>
 void dispatch(const detail::Problem& p, F&& f) {
   int consumers = 1, n_tok = 8;
-  tile_for(p.M, consumers, n_tok);
+  tile_for(p, consumers, n_tok);
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
       case 8: return f.template operator()<Config<T, 1, 8>>();
