@@ -8,6 +8,7 @@
 #                    sets our step just read), to compare with a7c02e5's committed CSVs
 #   GROUPS_=postcheck / post  the small-M reduce's plain copy: its checks, and an interleaved A/B against post=0
 #   GROUPS_=mid / high  the cost model after the plain reduce: auto against the families at 33-128 and 129-512 tokens
+#   GROUPS_=final / model  the last build: check suites and the three suites re-benched; the Llama model
 #   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -51,6 +52,18 @@ for g in ${GROUPS_:-aaa tests}; do
     high)  # above 128 tokens and the few-tile shapes: auto (the tile kernels, mostly) against small-M (call 2)
       ab high "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 8192x8192 1024x8192" shapes "192 256 384 512")",256x8192x8192,1536x1536x4096,2560x2560x2560,512x4096x4096,512x14336x4096 \
         ";kernel=small_m" ;;
+    final)  # the last build: best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
+      for su in sweep decode standard fewtile; do
+        T 100 "$B/ladder" check --steps best --suite $su --seeds 2 > "$L/check-$su.log" 2>&1; echo "check $su: $(tail -1 "$L/check-$su.log")"
+      done
+      O="--target-ms ${TMS:-60} --warmup-ms 30"
+      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+    model)  # the Llama-architecture model through ladder: prefill, graph-replayed decode, bf16 logits
+      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
+      tail -30 "$L/llama-model.log" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
