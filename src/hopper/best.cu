@@ -7,8 +7,8 @@
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
-//   • at 33-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
-//     (coop_fit: 128×112 or 128×224 filling ≥ 85 % of them), a stream of B without a split:
+//   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
+//     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s.
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
 //   256×128×64 cluster K-tile at 4096³; the small-M stream and its 128-token rate were raised from 3.0 TB/s and
@@ -98,7 +98,14 @@ double small_m_us(const detail::Problem& p) {
   // the weights, 341-457 on the compute-bound shapes (dev/2026-12-01-s6-tok128/): the model takes 360, so that it
   // yields to the tile kernels where they measured 10-15 % faster (256×4096×4096, 512×2048×4096); the narrow tiles
   // are never compute-bound at their M.
-  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 450e6 : 360e6;  // FLOP per µs
+  // Above 128 tokens its K split fills the GPU where the tile kernels' 128×128 tiles cannot (under 3/4 of the SMs):
+  // there it measured 518-623 TFLOP/s (2026-12-03, call2/: 256×4096×4096 19.6 µs against the ping-pong's 21.3,
+  // 384×4096×4096 26.6 against 34.1, 256×4096×14336 51.2 against 64.6, 384×4096×14336 85.6 against 105.5); with more
+  // tiles it lost to them (384×14336×4096 104 against 89, 512×4096×4096 33.2 against 29.9, 256×8192×8192 63 against
+  // 56, 1536²×4096 52.7 against 38.4). The model takes 550 and 360.
+  const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.out_cols() * (p.ep.swiglu ? 2 : 1) + 127) / 128);
+  const double wide_rate = 4 * tiles_128 < 3 * detail::sm_count() ? 550e6 : 360e6;
+  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 450e6 : wide_rate;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);
@@ -178,6 +185,7 @@ struct FitPick {
   cooperative::FitTile tile{0, 0};
   double us = 1e30;
   bool fills = false;  // a width >= 112 whose waves are >= 85 % full: the measured regime
+  double fill = 0;     // the share of its waves' slots that hold a tile
 };
 
 FitPick fit_pick(const detail::Problem& p) {
@@ -195,8 +203,9 @@ FitPick fit_pick(const detail::Problem& p) {
     const double compute = static_cast<double>(waves) * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
     const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
     const bool fills = t.width >= 112 && 20 * tiles >= 17 * waves * per_wave;
-    if (us < best.us) best = {t, us, fills};
-    if (fills && t.width >= filled.tile.width) filled = {t, us, true};  // the widest: fewest re-reads of A
+    const double fill = static_cast<double>(tiles) / static_cast<double>(waves * per_wave);
+    if (us < best.us) best = {t, us, fills, fill};
+    if (fills && t.width >= filled.tile.width) filled = {t, us, true, fill};  // the widest: fewest re-reads of A
   }
   return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
 }
@@ -228,13 +237,16 @@ Choice choose(const detail::Problem& p) {
   // K = 2040-2048 1.10× to 0.74×: dev/2026-12-01-s6-shortk/), so it is a candidate there only from K = 2048.
   const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
-  // The fitted tile where it was measured to win: the small-M kernel's 64- and 128-token tiles' range (33-128
-  // tokens), a width that fills its waves.
+  // The fitted tile where it was measured to win: the small-M kernel's 128-token tile's range (65-128 tokens), a width
+  // whose one wave fills >= 95 % of the SMs; ties go to it (its stream is better balanced than small-M's 128-row
+  // tiles at two CTAs an SM). Measured 2026-12-03 (call2/), after small-M's plain reduce: 96 and 128×28672×8192 122.4-125.5
+  // against 129-132.6 µs; 128256×4096 (87 % full) lost, 275-290 against 297-314; at 40-64 tokens small-M won or tied on
+  // every layer (40×28672×8192 112.5-115.0 against 117.5-117.8, 64×14336×4096 33.9-34.0 against 35.4).
   const bool forced_fit = detail::tuning().kernel == "coop_fit";
-  if ((p.M > 32 && p.M <= 128) || forced_fit) c.fit = fit_pick(p);
-  if (p.M > 32 && p.M <= 128 && c.fit.tile.width != 0 && c.fit.fills) {
+  if ((p.M > 64 && p.M <= 128) || forced_fit) c.fit = fit_pick(p);
+  if (p.M > 64 && p.M <= 128 && c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95) {
     c.fit_candidate = true;
-    if (c.fit.us < std::min(s, t.us)) c.kernel = Kernel::coop_fit;
+    if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
   }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
@@ -330,7 +342,7 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, or at 33-128 tokens a 1-CTA cooperative tile fitted to the waves; K % 8 != 0 or unaligned rows go "
+    "128x192, or at 65-128 tokens a 1-CTA cooperative tile whose one wave fills the SMs; K % 8 != 0 or unaligned rows go "
     "through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};
