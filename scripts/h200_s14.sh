@@ -9,6 +9,7 @@
 #   GROUPS_=postcheck / post  the small-M reduce's plain copy: its checks, and an interleaved A/B against post=0
 #   GROUPS_=mid / high  the cost model after the plain reduce: auto against the families at 33-128 and 129-512 tokens
 #   GROUPS_=final / model  the last build: check suites and the three suites re-benched; the Llama model
+#   GROUPS_=sanitize / wide  compute-sanitizer on the small-M reduce; 28672x8192 at <= 16 tokens (plain bench, knobs)
 #   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -64,6 +65,19 @@ for g in ${GROUPS_:-aaa tests}; do
     model)  # the Llama-architecture model through ladder: prefill, graph-replayed decode, bf16 logits
       T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
       tail -30 "$L/llama-model.log" ;;
+    sanitize)  # compute-sanitizer on the small-M reduce: split 1 (CTA barriers) and 2-8 (cluster barriers)
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+    wide)  # 28672x8192 at <= 16 tokens: the plain bench against the interleaved --tune run, and the plan's knobs
+      for r in 1 2; do
+        T 60 "$B/ladder" bench --steps best --shapes 1x28672x8192,16x28672x8192,1x8192x28672 --target-ms 60 --warmup-ms 30 \
+          --csv "$L/csv/wide-plain-$r.csv" > "$L/wide-plain-$r.log" 2>&1
+      done
+      summary "$L/csv/wide-plain-1.csv" "$L/csv/wide-plain-2.csv" | tee "$L/wide-plain-summary.txt"
+      ab wide "1x28672x8192,8x28672x8192,16x28672x8192,1x8192x28672" ";;cps=2;cps=4;l2promo=256" ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs
