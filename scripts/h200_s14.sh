@@ -71,6 +71,8 @@ for g in ${GROUPS_:-aaa tests}; do
           --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
       done ;;
+    postab)  # after the sanitizer fix: the reduce against post=0 on a few decode shapes
+      ab postab "1x4096x4096,16x14336x4096,64x14336x4096,64x8192x8192,128x4096x4096,512x1024x4096" ";post=0" ;;
     wide)  # 28672x8192 at <= 16 tokens: the plain bench against the interleaved --tune run, and the plan's knobs
       for r in 1 2; do
         T 60 "$B/ladder" bench --steps best --shapes 1x28672x8192,16x28672x8192,1x8192x28672 --target-ms 60 --warmup-ms 30 \

@@ -228,9 +228,15 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
+  // NOTE: __syncthreads() is an aligned barrier (bar.sync): the producer warp, whose lane 0 alone ran the loads,
+  // reconverges first (without it compute-sanitizer's racecheck reported the partials' reads, call4/).
   const bool lone = split == 1 && args.lone_sync;
-  if (lone) __syncthreads();
-  else cluster.sync();
+  if (lone) {
+    __syncwarp();
+    __syncthreads();
+  } else {
+    cluster.sync();
+  }
   // C, the bias and D may belong to the previous kernel: every thread waits for it before the epilogue (it is
   // long done by now; a no-op without PDL).
   cudaGridDependencySynchronize();
