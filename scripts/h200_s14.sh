@@ -10,7 +10,7 @@
 #   GROUPS_=mid / high  the cost model after the plain reduce: auto against the families at 33-128 and 129-512 tokens
 #   GROUPS_=final / model  the last build: check suites and the three suites re-benched; the Llama model
 #   GROUPS_=sanitize / wide  compute-sanitizer on the small-M reduce; 28672x8192 at <= 16 tokens (plain bench, knobs)
-#   GROUPS_=pcta     one CTA's stream inside the GEMM (the open question of docs/notes.md, thirteenth session)
+#   GROUPS_=pcta     one CTA's stream inside the GEMM (prepared, not run: call 1's profile answered the question)
 # Build here (cmake --preset release && cmake --build --preset release), strip, carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
 set -uo pipefail

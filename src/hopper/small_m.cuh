@@ -293,10 +293,10 @@ struct Plan {
 // reduce's cost); the copies differ only after the mainloop, so either serves the occupancy queries.
 inline bool plain_copy(const detail::Problem& p) { return p.ep.plain() && detail::tuning().post != 0; }
 
+// The copy to launch (both copies have one function type: F is only a template parameter).
 template <class Cfg>
-const void* kernel_ptr(bool plain) {
-  return plain ? reinterpret_cast<const void*>(small_m_kernel<Cfg, Fused::none>)
-               : reinterpret_cast<const void*>(small_m_kernel<Cfg, Fused::any>);
+auto kernel_for(bool plain) {
+  return plain ? small_m_kernel<Cfg, Fused::none> : small_m_kernel<Cfg, Fused::any>;
 }
 
 // Calls f.template operator()<Cfg>() with the configuration that serves this problem's dtype and M.
@@ -333,7 +333,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
-  const void* kernel = kernel_ptr<Cfg>(plain_copy(p));
+  const void* kernel = reinterpret_cast<const void*>(kernel_for<Cfg>(plain_copy(p)));
   detail::allow_dynamic_smem(kernel, kSmemPerSm - 1024, step_id);  // once, for any ring depth
   // The ring depth, SMEM and split at `ctas_per_sm` CTAs an SM; the split is `split` if given, else the largest
   // power of two whose clusters are all resident at once.
@@ -464,7 +464,7 @@ template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, bool pdl, const char* step_id) {
   using T = typename Cfg::Elem;
   const bool plain = plain_copy(p);
-  const auto kernel = plain ? small_m_kernel<Cfg, Fused::none> : small_m_kernel<Cfg, Fused::any>;
+  const auto kernel = kernel_for<Cfg>(plain);
   if (pl.split > 8) detail::allow_nonportable_cluster(reinterpret_cast<const void*>(kernel), step_id);
   // The weights' L2 promotion: 128 B, one box row, for the tiles of up to 64 tokens. With 256 B (as the other
   // families' maps) every 128-B row read also fills the row's next K-tile into L2: measured 2026-12-01
