@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The fifteenth session's device calls (docs/notes.md, "Fifteenth session").
+#   GROUPS_=tests     the full GPU suite
+#   GROUPS_=sanitize  compute-sanitizer on the small-M reduce (04381ad's __syncwarp before the split-1 CTA barrier)
+#   GROUPS_=ring16    <= 16 tokens on the >= 2-wave layers: the plan (split 2 at seven CTAs an SM, 3-stage rings on
+#                     28672x8192) against two or three CTAs an SM with deeper rings, and the 256-B L2 promotion
+#   GROUPS_=m128      the 128-token tile's plan against its knobs (CTAs an SM, split, L2 promotion)
+#   GROUPS_=kslope    one-wave tile shapes, time against K: the slope is the mainloop's rate, the intercept the fixed
+#                     costs (launch, pipeline fill, writeback), ours against cuBLAS's
+#   GROUPS_=ncu1w     ncu on one-wave shapes: ours and cuBLAS's kernel, same decomposition (1536x1536x4096 at 132
+#                     tiles of 128x144, 512x4096x4096 at 128 tiles of 128x128)
+#   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
+# Build here (cmake --preset release && cmake --build --preset release), carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+for g in ${GROUPS_:-tests}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    tests)
+      T 200 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+    sanitize)  # split 1 (CTA barriers) and 2-8 (cluster barriers)
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+    ring16)
+      ab ring16 "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192" shapes "1 8 16")" ";cps=2;cps=3;l2promo=256" ;;
+    ring16b)  # the rule as built, against the knobs it replaced
+      ab ring16b "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192 4096x14336" shapes "1 8 16")" ";split=2,cps=7" ;;
+    m128)
+      S=128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192,128x1024x8192,128x1024x4096,128x28672x8192
+      K=kernel=small_m
+      ab m128 "$S" ";$K;$K,cps=1;$K,cps=2;$K,l2promo=256;$K,split=1" ;;
+    kslope)
+      ab kslope "1536x1536x1024,1536x1536x2048,1536x1536x4096,1536x1536x8192,1536x1536x16384,512x4096x1024,512x4096x2048,512x4096x4096,512x4096x8192,512x4096x16384" \
+        ";kernel=coop_fit,width=144;kernel=pingpong;kernel=coop" ;;
+    ncu1w)
+      mkdir -p "$OUT/n"
+      for spec in "1536x1536x4096 coop_fit,width=144" "1536x1536x4096 coop192" "512x4096x4096 pingpong"; do
+        set -- $spec
+        LADDER_TUNE=kernel=$2 T 150 ncu --clock-control none --set full --import-source yes \
+          -k "regex:cooperative|pingpong|nvjet|sm90_xmma" --launch-skip 4 --launch-count 2 -f -o "$OUT/n/$1-${2%%,*}" \
+          "$B/ladder" bench --steps best --shapes $1 --target-ms 2 --warmup-ms 1 > "$L/ncu-$1-${2%%,*}.log" 2>&1
+        ncu -i "$OUT/n/$1-${2%%,*}.ncu-rep" --page details --print-details all > "$OUT/n/$1-${2%%,*}-details.txt" 2>&1
+        ncu -i "$OUT/n/$1-${2%%,*}.ncu-rep" --page source --csv --print-source sass > "$OUT/n/$1-${2%%,*}-sass.csv" 2>&1
+        grep -E "^  [a-z_]|Duration|Elapsed Cycles|SM Frequency" "$OUT/n/$1-${2%%,*}-details.txt" | head -12 | sed "s/^/$1 $2: /"
+        rm -f "$OUT/n/$1-${2%%,*}.ncu-rep"
+      done
+      tar czf "$OUT/ncu.tgz" -C "$OUT" n && rm -rf "$OUT/n" ;;
+    final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
+      for su in sweep decode standard fewtile; do
+        T 100 "$B/ladder" check --steps best --suite $su --seeds 2 > "$L/check-$su.log" 2>&1; echo "check $su: $(tail -1 "$L/check-$su.log")"
+      done
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      O="--target-ms ${TMS:-60} --warmup-ms 30"
+      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+    model)
+      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
+      tail -30 "$L/llama-model.log" ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs
