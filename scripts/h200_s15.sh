@@ -7,6 +7,7 @@
 #   GROUPS_=m128      the 128-token tile's plan against its knobs (CTAs an SM, split, L2 promotion)
 #   GROUPS_=kslope    one-wave tile shapes, time against K: the slope is the mainloop's rate, the intercept the fixed
 #                     costs (launch, pipeline fill, writeback), ours against cuBLAS's
+#   GROUPS_=onewave   the 128x128 cooperative tile (forced only) checked, and timed against best's pick on 1-3 wave shapes
 #   GROUPS_=ncu1w     ncu on one-wave shapes: ours and cuBLAS's kernel, same decomposition (1536x1536x4096 at 132
 #                     tiles of 128x144, 512x4096x4096 at 128 tiles of 128x128)
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
@@ -27,7 +28,7 @@ for g in ${GROUPS_:-tests}; do
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
       done ;;
     ring16)
-      ab ring16 "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192" shapes "1 8 16")" ";cps=2;cps=3;l2promo=256" ;;
+      ab ring16 "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192" shapes "1 8 16 32")" ";cps=2;cps=3;cps=4;l2promo=256" ;;
     ring16b)  # the rule as built, against the knobs it replaced
       ab ring16b "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192 4096x14336" shapes "1 8 16")" ";split=2,cps=7" ;;
     m128)
@@ -36,7 +37,13 @@ for g in ${GROUPS_:-tests}; do
       ab m128 "$S" ";$K;$K,cps=1;$K,cps=2;$K,l2promo=256;$K,split=1" ;;
     kslope)
       ab kslope "1536x1536x1024,1536x1536x2048,1536x1536x4096,1536x1536x8192,1536x1536x16384,512x4096x1024,512x4096x2048,512x4096x4096,512x4096x8192,512x4096x16384" \
-        ";kernel=coop_fit,width=144;kernel=pingpong;kernel=coop" ;;
+        ";kernel=coop_fit,width=144;kernel=pingpong;kernel=coop128" ;;
+    onewave)  # the 128x128 cooperative tile (cuBLAS's decomposition at one wave), checked, then against best's pick
+      LADDER_TUNE=kernel=coop128 T 100 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 512x4096x4096,300x1000x520,129x136x64,1x8x8,640x4104x1000,256x8192x8192 > "$L/check-coop128.log" 2>&1
+      echo "check coop128: $(tail -1 "$L/check-coop128.log")"
+      ab onewave "512x4096x4096,256x8192x8192,512x4096x14336,384x4096x4096,256x4096x4096,512x8192x8192,512x14336x4096,512x28672x8192,1024x4096x4096,2048x2048x4096" \
+        ";kernel=coop128;kernel=pingpong" ;;
     ncu1w)
       mkdir -p "$OUT/n"
       for spec in "1536x1536x4096 coop_fit,width=144" "1536x1536x4096 coop192" "512x4096x4096 pingpong"; do

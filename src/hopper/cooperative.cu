@@ -10,6 +10,12 @@ namespace ladder::hopper::cooperative {
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store,
             const char* step_id) {
   if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, step_id);
+  if (tile == Tile::w128) {  // the plain copy only, TMA-stored, whole tiles
+    if (!tma_store || !p.ep.plain())
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x128 cooperative tile takes plain GEMMs with a TMA-storable D");
+    if (p.ab == DType::bf16) return launch_typed<Coop128, __nv_bfloat16, true, Fused::none>(p, stream, false, step_id);
+    return launch_typed<Coop128, __half, true, Fused::none>(p, stream, false, step_id);
+  }
   // The 192-wide tile runs only where D is TMA-storable (best's choice): no register-writeback copy of it.
   if (!tma_store)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x192 tile needs a TMA-storable D");
