@@ -31,6 +31,22 @@ for g in ${GROUPS_:-tests}; do
       ab ring16 "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192" shapes "1 8 16 32")" ";cps=2;cps=3;cps=4;l2promo=256" ;;
     ring16b)  # the rule as built, against the knobs it replaced
       ab ring16b "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192 4096x14336" shapes "1 8 16")" ";split=2,cps=7" ;;
+    race1)  # racecheck on the one split-1 shape it flags, each hazard with its threads, the CTA barrier and post=0's cluster barrier
+      for post in 1 0; do
+        LADDER_TUNE=post=$post T 120 compute-sanitizer --tool racecheck --racecheck-report hazard --print-limit 6 "$B/ladder" check \
+          --steps h12 --shapes 64x8192x256 --seeds 1 > "$L/race1-post$post.log" 2>&1
+        echo "post=$post: $(grep -E 'RACECHECK SUMMARY|passed' "$L/race1-post$post.log" | tr '\n' ' ')"
+      done ;;
+    ring16c)  # the 2-4-wave rule (two CTAs an SM, no split) against the splits at seven an SM it replaced, N beside 28672
+      ab ring16c "$(LAYERS="18432x4096 22528x8192 28672x4096 28672x8192 32768x4096 32768x8192" shapes "1 16 32")" \
+        ";split=2,cps=7;split=3,cps=7;cps=3" ;;
+    fitplain)  # coop_fit's plain copy (Fused::none) against its run-time-epilogue copy (post=0), and checked
+      LADDER_TUNE=kernel=coop_fit T 100 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 1536x1536x4096,300x1000x520,129x136x64,100x4104x1000,128x14336x4096,2560x2560x2560 > "$L/check-fit.log" 2>&1
+      echo "check coop_fit: $(tail -1 "$L/check-fit.log")"
+      ab fitplain "128x14336x4096,128x28672x8192,96x28672x8192,128x128256x4096" ";post=0"
+      ab fitplain144 "1536x1536x4096,1536x1536x16384,3072x1536x4096" "kernel=coop_fit,width=144;kernel=coop_fit,width=144,post=0"
+      ab fitplain208 "2560x2560x2560,2560x2560x8192" "kernel=coop_fit,width=208;kernel=coop_fit,width=208,post=0;" ;;
     m128)
       S=128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192,128x1024x8192,128x1024x4096,128x28672x8192
       K=kernel=small_m

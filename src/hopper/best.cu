@@ -36,20 +36,19 @@ namespace {
 
 constexpr char kStepId[] = "best";
 
-enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs, coop_fit, coop128 };
+enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs, coop_fit };
 struct KernelName {
   Kernel k;
   const char* name;
 };
-constexpr std::array<KernelName, 9> kKernels = {{{Kernel::small_m, "small_m"},
+constexpr std::array<KernelName, 8> kKernels = {{{Kernel::small_m, "small_m"},
                                                  {Kernel::pingpong, "pingpong"},
                                                  {Kernel::pingpong_narrow, "pingpong_narrow"},
                                                  {Kernel::coop, "coop"},
                                                  {Kernel::coop_dp, "coop_dp"},
                                                  {Kernel::coop192, "coop192"},
                                                  {Kernel::coop_regs, "coop_regs"},
-                                                 {Kernel::coop_fit, "coop_fit"},
-                                                 {Kernel::coop128, "coop128"}}};
+                                                 {Kernel::coop_fit, "coop_fit"}}};
 
 const char* name_of(Kernel k) {
   for (const KernelName& n : kKernels)
@@ -284,9 +283,6 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, kStepId);
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
-    case Kernel::coop128:
-      needs(tma_store && p.ep.plain(), "needs a TMA-storable D and no fused epilogue");
-      return cooperative::launch(p, stream, cooperative::Tile::w128, /*stream_k=*/false, tma_store, kStepId);
     case Kernel::coop_fit:
       require_fit_tile(c.fit, p);
       return cooperative::launch_fit(p, stream, c.fit.tile, kStepId);

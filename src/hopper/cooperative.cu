@@ -10,12 +10,6 @@ namespace ladder::hopper::cooperative {
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store,
             const char* step_id) {
   if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, step_id);
-  if (tile == Tile::w128) {  // the plain copy only, TMA-stored, whole tiles
-    if (!tma_store || !p.ep.plain())
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x128 cooperative tile takes plain GEMMs with a TMA-storable D");
-    if (p.ab == DType::bf16) return launch_typed<Coop128, __nv_bfloat16, true, Fused::none>(p, stream, false, step_id);
-    return launch_typed<Coop128, __half, true, Fused::none>(p, stream, false, step_id);
-  }
   // The 192-wide tile runs only where D is TMA-storable (best's choice): no register-writeback copy of it.
   if (!tma_store)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x192 tile needs a TMA-storable D");
@@ -33,10 +27,17 @@ using Fit144x2 = Config<       6,       8,        0,    144,         2>;
 using Fit208x2 = Config<       5,       8,        0,    208,         2>;
 using Fit224x2 = Config<       5,       8,        0,    224,         2>;
 
+// A plain problem takes the copy without the run-time epilogue (Fused::none), unless LADDER_TUNE post=0 asks for
+// the fused copy (the A/B of what the `any` copy costs a plain GEMM).
+template <class Cfg, class T>
+void launch_fit_typed(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+  if (p.ep.plain() && detail::tuning().post != 0) return launch_typed<Cfg, T, false, Fused::none>(p, stream, false, step_id);
+  launch_typed<Cfg, T, false, Fused::any>(p, stream, false, step_id);
+}
 template <class Cfg>
 void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, false, step_id);
-  launch_typed<Cfg, __half, false, Fused::any>(p, stream, false, step_id);
+  if (p.ab == DType::bf16) return launch_fit_typed<Cfg, __nv_bfloat16>(p, stream, step_id);
+  launch_fit_typed<Cfg, __half>(p, stream, step_id);
 }
 
 // The compiled fitted configurations, in kFitTiles' order (families.hpp): the two lists agree or this fails to compile.

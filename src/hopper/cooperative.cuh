@@ -259,7 +259,6 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
 //                   STAGES  GROUP_M  EPI_COLS  TILE_N
 using Coop4 = Config<     4,       8,      128,    256>;  // 128×256, a 4-stage ring (h09, h11)
 using Coop192 = Config<   4,       8,      192,    192>;  // 128×192: better wave counts for some shapes (best)
-using Coop128 = Config<   6,       8,      128,    128>;  // 128×128, one tile an SM at one-wave shapes (best, forced)
 
 inline Epilogue epilogue_of(const detail::Problem& p) {
   return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};

@@ -40,9 +40,7 @@ inline CUtensorMapL2promotion tile_operand_promotion() {
 // Both consumers on one 128 × TILE_N tile, a 2×1 cluster multicasting B (h08's mainloop); h09's TMA-store
 // writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
 namespace cooperative {
-// 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts); 128×128 with a 6-stage ring, plain GEMMs
-// only (cuBLAS's decomposition of one-wave shapes such as 512×4096×4096; LADDER_TUNE kernel=coop128, measured first)
-enum class Tile { w256, w192, w128 };
+enum class Tile { w256, w192 };  // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts)
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, const char* step_id);
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores

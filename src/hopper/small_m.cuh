@@ -371,8 +371,8 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // CTAs per SM the ring is sized for (measured 2026-12-01: dev/2026-12-01-s4-tune-cps/, dev/2026-12-01-s5-grid/).
   //   • two by default: two CTAs an SM stream better than one with a ring twice as deep (16×4096×4096: 12.2
   //     against 13.2 µs at the same 128 CTAs; 16×128256×4096: 255 against 309 µs), and a split's clusters fit;
-  //   • three, more and shallower rings, once the tiles alone fill the GPU twice over (1×14336×4096 35.1 → 34.4 µs,
-  //     1×128256×4096 265 → 254 µs);
+  //   • three, more and shallower rings, once the tiles alone fill the GPU four times over (1×128256×4096 265 → 254
+  //     µs); between two and four times, two with no split (below);
   //   • then, where another split (any 1…8, all of its clusters resident, the ring sized for exactly the CTAs
   //     each SM gets) leaves the busiest SM at least 5 % less to read, that split: 1×5120×5120, 80 tiles:
   //     split 2, 2 CTAs on the busiest SM of 320 KB each: 21.6 µs; split 7, 5 of 91 KB: 17.6 µs. 16×28672×8192,
@@ -436,6 +436,12 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
           detail::max_active_clusters(kernel, Cfg::kThreads, Cfg::smem_bytes(stages), 16) >= pl.tiles)
         size_for(3, 16);
     }
+  } else if (pl.tiles >= 2 * sms && pl.tiles < 4 * sms) {
+    // Two to four waves of tiles: two CTAs an SM with their deep rings (12 stages at 8 tokens), no split, where the
+    // rebalance below would take a split at seven CTAs an SM with 2-3-stage rings. Measured 2026-12-03
+    // (dev/2026-12-03-s15/call1/, interleaved): 28672×8192 at 1 / 8 / 16 / 32 tokens 109.9 / 111.2-111.8 / 112.3-112.7
+    // / 115.0-115.2 µs against 111.9-112.2 / 112.6-113.0 / 113.5-114.2 / 120.6-120.9 (split 2, seven an SM).
+    size_for(2, 1);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
     rebalance(2, 0, 4);

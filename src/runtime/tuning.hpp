@@ -9,7 +9,8 @@
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
-//                                           fused copy's per-element epilogue and cluster barriers at split 1)
+//                                           fused copy's per-element epilogue and cluster barriers at split 1;
+//                                           coop_fit's fused copy for a plain GEMM too)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
