@@ -47,6 +47,9 @@ for g in ${GROUPS_:-tests}; do
       ab fitplain "128x14336x4096,128x28672x8192,96x28672x8192,128x128256x4096" ";post=0"
       ab fitplain144 "1536x1536x4096,1536x1536x16384,3072x1536x4096" "kernel=coop_fit,width=144;kernel=coop_fit,width=144,post=0"
       ab fitplain208 "2560x2560x2560,2560x2560x8192" "kernel=coop_fit,width=208;kernel=coop_fit,width=208,post=0;" ;;
+    rules)  # call 3: the rules as built (2-4 waves at <= 32 tokens; the 2-CTA fitted tile above 128 rows) against the picks they replaced
+      ab rules16 "$(LAYERS="18432x4096 22528x8192 28672x8192 32768x4096" shapes "1 16")" ";cps=2;cps=3"
+      ab rulesfit "1536x1536x4096,1536x1536x8192,256x14336x4096,192x14336x4096,200x14336x4096" ";kernel=coop;kernel=coop192;kernel=small_m" ;;
     m128)
       S=128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192,128x1024x8192,128x1024x4096,128x28672x8192
       K=kernel=small_m

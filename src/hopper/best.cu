@@ -186,6 +186,7 @@ struct FitPick {
   double us = 1e30;
   bool fills = false;  // a width >= 112 whose waves are >= 85 % full: the measured regime
   double fill = 0;     // the share of its waves' slots that hold a tile
+  int64_t waves = 0;
 };
 
 FitPick fit_pick(const detail::Problem& p) {
@@ -204,8 +205,8 @@ FitPick fit_pick(const detail::Problem& p) {
     const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
     const bool fills = t.width >= 112 && 20 * tiles >= 17 * waves * per_wave;
     const double fill = static_cast<double>(tiles) / static_cast<double>(waves * per_wave);
-    if (us < best.us) best = {t, us, fills, fill};
-    if (fills && t.width >= filled.tile.width) filled = {t, us, true, fill};  // the widest: fewest re-reads of A
+    if (us < best.us) best = {t, us, fills, fill, waves};
+    if (fills && t.width >= filled.tile.width) filled = {t, us, true, fill, waves};  // the widest: fewest re-reads of A
   }
   return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
 }
@@ -242,12 +243,21 @@ Choice choose(const detail::Problem& p) {
   // tiles at two CTAs an SM). Measured 2026-12-03 (call2/), after small-M's plain reduce: 96 and 128×28672×8192 122.4-125.5
   // against 129-132.6 µs; 128256×4096 (87 % full) lost, 275-290 against 297-314; at 40-64 tokens small-M won or tied on
   // every layer (40×28672×8192 112.5-115.0 against 117.5-117.8, 64×14336×4096 33.9-34.0 against 35.4).
+  // Above 128 rows, the 2-CTA fitted tile of a plain GEMM where it is one wave filling >= 95 % of the SMs and K is
+  // at least 4096: at 1536²×K its 132 tiles of 128×144 are cuBLAS's own decomposition. Measured 2026-12-03
+  // (dev/2026-12-03-s15/call1/kslope-summary.txt, interleaved): 34.9 against 36.8 µs at K = 4096, 62.4 against 68.1 at
+  // 8192, 119.6 against 128.6 at 16384 (best's 128×192 tiles, 96 of them); at K = 2048 21.7 against 21.0 (its fixed
+  // cost, 8.8 µs against 6.5, is twice cuBLAS's). Two waves lost or tied (2560³ at 128×208, call2/: 61.3-61.6
+  // against 62.2-62.5; 2560²×8192 179 against 175).
   const bool forced_fit = detail::tuning().kernel == "coop_fit";
-  if ((p.M > 64 && p.M <= 128) || forced_fit) c.fit = fit_pick(p);
-  if (p.M > 64 && p.M <= 128 && c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95) {
-    c.fit_candidate = true;
-    if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
-  }
+  const bool wide_fit = p.M > 128 && p.K >= 4096 && p.ep.plain();
+  if ((p.M > 64 && p.M <= 128) || wide_fit || forced_fit) c.fit = fit_pick(p);
+  const bool one_wave = p.M <= 128 || c.fit.waves == 1;
+  if ((p.M > 64 && p.M <= 128) || wide_fit)
+    if (c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95 && one_wave) {
+      c.fit_candidate = true;
+      if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
+    }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
     if (it == kKernels.end()) {

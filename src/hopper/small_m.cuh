@@ -228,12 +228,12 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
-  // NOTE: __syncthreads() is an aligned barrier (bar.sync): the producer warp, whose lane 0 alone ran the loads,
-  // reconverges first (without it compute-sanitizer's racecheck reported the partials' reads, call4/).
+  // NOTE: the producer warp arrives diverged (its lane 0 alone ran the loads): the CTA barrier is the non-aligned
+  // form. With __syncthreads(), even after a __syncwarp(), racecheck reported the partials' reads by producer-warp
+  // lanes against the consumers' writes (dev/2026-12-03-s14/call4/, dev/2026-12-03-s15/call2/).
   const bool lone = split == 1 && args.lone_sync;
   if (lone) {
-    __syncwarp();
-    __syncthreads();
+    cta_barrier_sync();
   } else {
     cluster.sync();
   }
@@ -437,11 +437,14 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
         size_for(3, 16);
     }
   } else if (pl.tiles >= 2 * sms && pl.tiles < 4 * sms) {
-    // Two to four waves of tiles: two CTAs an SM with their deep rings (12 stages at 8 tokens), no split, where the
-    // rebalance below would take a split at seven CTAs an SM with 2-3-stage rings. Measured 2026-12-03
-    // (dev/2026-12-03-s15/call1/, interleaved): 28672×8192 at 1 / 8 / 16 / 32 tokens 109.9 / 111.2-111.8 / 112.3-112.7
-    // / 115.0-115.2 µs against 111.9-112.2 / 112.6-113.0 / 113.5-114.2 / 120.6-120.9 (split 2, seven an SM).
-    size_for(2, 1);
+    // Two to four waves of tiles: no split, where the rebalance below would take a split at seven CTAs an SM with
+    // 2-3-stage rings. Three CTAs an SM (8-stage rings at 8 tokens) where that holds every tile at once, else two
+    // (12 stages): three with a second round of tiles was the slowest plan. Measured 2026-12-03, interleaved, 1-32
+    // tokens (dev/2026-12-03-s15/call1/ and call2/, µs): 18432×4096 (288 tiles) 43.9-45.1 at three against 45.6-49.0
+    // at two and 45.9-60.9 split; 22528×8192 (352) 92.5-96.1 against 97.2-99.9 and 101-124; 28672×8192 (448) at two
+    // 109.9-116.3 against 111.9-120.9 for the split (seven an SM) and 121-131 at three; 32768×4096 / ×8192 (512) at two
+    // 64.0-67.6 / 125.3-129.3 against 69.6-94.5 / 134-183.
+    size_for(pl.tiles <= 3 * int64_t{sms} ? 3 : 2, 1);
   } else {
     size_for(pl.tiles >= 2 * sms ? 3 : 2);
     rebalance(2, 0, 4);
