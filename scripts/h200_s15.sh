@@ -7,8 +7,8 @@
 #   GROUPS_=m128      the 128-token tile's plan against its knobs (CTAs an SM, split, L2 promotion)
 #   GROUPS_=kslope    one-wave tile shapes, time against K: the slope is the mainloop's rate, the intercept the fixed
 #                     costs (launch, pipeline fill, writeback), ours against cuBLAS's
-#   GROUPS_=onewave   the 128x128 cooperative tile (forced only) checked, and timed against best's pick on 1-3 wave shapes
-#   GROUPS_=ncu1w     ncu on one-wave shapes: ours and cuBLAS's kernel, same decomposition (1536x1536x4096 at 132
+#   GROUPS_=onewave   (ran at 26aa8ae; coop128 was reverted after) the 128x128 cooperative tile (forced only) checked, and timed against best's pick on 1-3 wave shapes
+#   GROUPS_=ncu1w     (prepared, not run) ncu on one-wave shapes: ours and cuBLAS's kernel, same decomposition (1536x1536x4096 at 132
 #                     tiles of 128x144, 512x4096x4096 at 128 tiles of 128x128)
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
