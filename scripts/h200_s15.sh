@@ -31,8 +31,9 @@ for g in ${GROUPS_:-tests}; do
       ab ring16 "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192" shapes "1 8 16 32")" ";cps=2;cps=3;cps=4;l2promo=256" ;;
     ring16b)  # the rule as built, against the knobs it replaced
       ab ring16b "$(LAYERS="28672x8192 8192x28672 128256x4096 14336x4096 8192x8192 4096x14336" shapes "1 8 16")" ";split=2,cps=7" ;;
-    race1)  # racecheck on the one split-1 shape it flags, each hazard with its threads, the CTA barrier and post=0's cluster barrier
-      for post in 1 0; do
+    race1)  # racecheck on the one split-1 shape it flags, each hazard with its threads: the CTA barrier (post=1), the fused
+            # copy with cluster barriers (post=0), the plain copy with cluster barriers (post=2: from eb3b6e2's successor; not yet run)
+      for post in 1 0 2; do
         LADDER_TUNE=post=$post T 120 compute-sanitizer --tool racecheck --racecheck-report hazard --print-limit 6 "$B/ladder" check \
           --steps h12 --shapes 64x8192x256 --seeds 1 > "$L/race1-post$post.log" 2>&1
         echo "post=$post: $(grep -E 'RACECHECK SUMMARY|passed' "$L/race1-post$post.log" | tr '\n' ' ')"

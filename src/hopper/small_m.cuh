@@ -77,7 +77,7 @@ struct Args {
   int l2evict;     // the weights' loads carry an L2 evict-first hint
   uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
-  int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0: off)
+  int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
 };
 
 template <class T>
@@ -502,7 +502,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post != 0 ? 1 : 0};
+                  detail::tuning().post == 1 ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));

@@ -10,7 +10,8 @@
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
-//                                           coop_fit's fused copy for a plain GEMM too)
+//                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
+//                                           copy with the cluster barriers at split 1: racecheck's probe)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
@@ -29,7 +30,7 @@ struct Tuning {
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 64 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
-  int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto
+  int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
