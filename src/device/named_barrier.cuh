@@ -10,8 +10,7 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 
 // The whole CTA, counted thread by thread (barrier.sync without .aligned, PTX ISA 9.7.13.1): threads of one warp may
 // arrive from different branches (a producer warp whose one lane ran the loads). __syncthreads() is the aligned
-// form, for converged warps only: compute-sanitizer's racecheck reported the small-M partial tile's reads past it
-// (thread 268, a producer-warp lane, against consumer writes; docs/results/dev/2026-12-03-s15/call2/race1-post1.log).
+// form, defined for converged warps only.
 __device__ __forceinline__ void cta_barrier_sync() { asm volatile("barrier.sync 0;" ::: "memory"); }
 
 }  // namespace ladder

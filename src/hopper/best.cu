@@ -9,7 +9,8 @@
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
 //   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
 //     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
-//       t ≈ 3 µs + bytes / 3.4 TB/s.
+//       t ≈ 3 µs + bytes / 3.4 TB/s;
+//     above 128 rows, for a plain GEMM with K ≥ 4096, its 2-CTA tile where that is one full wave (1536²×K: 128×144).
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
 //   256×128×64 cluster K-tile at 4096³; the small-M stream and its 128-token rate were raised from 3.0 TB/s and
 //   400 TFLOP/s on 2026-12-03, when its reduce stopped costing ~15 % at 64-128 tokens (docs/notes.md, fourteenth
@@ -247,7 +248,7 @@ Choice choose(const detail::Problem& p) {
   // at least 4096: at 1536²×K its 132 tiles of 128×144 are cuBLAS's own decomposition. Measured 2026-12-03
   // (dev/2026-12-03-s15/call1/kslope-summary.txt, interleaved): 34.9 against 36.8 µs at K = 4096, 62.4 against 68.1 at
   // 8192, 119.6 against 128.6 at 16384 (best's 128×192 tiles, 96 of them); at K = 2048 21.7 against 21.0 (its fixed
-  // cost, 8.8 µs against 6.5, is twice cuBLAS's). Two waves lost or tied (2560³ at 128×208, call2/: 61.3-61.6
+  // cost, 8.8 µs, against the 128×192 tile's 6.5 and cuBLAS's 4.3). Two waves lost or tied (2560³ at 128×208, call2/: 61.3-61.6
   // against 62.2-62.5; 2560²×8192 179 against 175).
   const bool forced_fit = detail::tuning().kernel == "coop_fit";
   const bool wide_fit = p.M > 128 && p.K >= 4096 && p.ep.plain();
@@ -352,7 +353,7 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, or at 65-128 tokens a 1-CTA cooperative tile whose one wave fills the SMs; K % 8 != 0 or unaligned rows go "
+    "128x192, or a cooperative tile fitted to one full wave (1 CTA a cluster at 65-128 tokens, 2 above); K % 8 != 0 or unaligned rows go "
     "through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};

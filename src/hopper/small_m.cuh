@@ -229,8 +229,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
   // NOTE: the producer warp arrives diverged (its lane 0 alone ran the loads): the CTA barrier is the non-aligned
-  // form. With __syncthreads(), even after a __syncwarp(), racecheck reported the partials' reads by producer-warp
-  // lanes against the consumers' writes (dev/2026-12-03-s14/call4/, dev/2026-12-03-s15/call2/).
+  // form. racecheck reports the partials' reads by producer-warp lanes against the consumers' writes past this
+  // barrier, with __syncthreads() (even after a __syncwarp()) and with this form alike, and nothing with the cluster
+  // barriers (post=0); every check and rerun is right. Not resolved (docs/notes.md, fifteenth session; s15 call2-3).
   const bool lone = split == 1 && args.lone_sync;
   if (lone) {
     cta_barrier_sync();
