@@ -114,13 +114,14 @@ foreach(s h09 h10 h11 h12 h13)
 endforeach()
 # The cooperative family (h09, h11, best): 2×1 cluster multicast, the TMA-store writeback (h09: stmatrix, TMA
 # stores in bulk groups), stream-K's flags (h11: release store, acquire load), 128×256 and 128×192 tiles in fp16
-# and bf16, the warp-specialized register budgets.
-expect_ptx(h-cooperative HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
+# and bf16, the warp-specialized register budgets, programmatic dependent launch (best's launches).
+expect_ptx(h-cooperative HAS "griddepcontrol.wait" "griddepcontrol.launch_dependents" "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.tensor.2d.global.shared::cta"
                "cp.async.bulk.commit_group" "st.release.gpu" "ld.acquire.gpu" "m64n256k16.f32.f16.f16"
                "m64n256k16.f32.bf16.bf16" "m64n192k16.f32.f16.f16" "setmaxnreg.dec.sync.aligned.u32 40"
                "setmaxnreg.inc.sync.aligned.u32 232")
-# The ping-pong family (h10, best): the consumers hand the ring over (turn_bar), 128×128 and 128×64 tiles.
-expect_ptx(h-pingpong HAS "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.commit_group"
+# The ping-pong family (h10, best): the consumers hand the ring over (turn_bar), 128×128 and 128×64 tiles,
+# programmatic dependent launch (best's launches).
+expect_ptx(h-pingpong HAS "griddepcontrol.wait" "griddepcontrol.launch_dependents" "multicast::cluster" "stmatrix.sync.aligned.m8n8.x4" "cp.async.bulk.commit_group"
                "m64n128k16.f32.f16.f16" "m64n64k16.f32.bf16.bf16" LACKS "st.release.gpu")
 # The small-M family (h12, h13, best): tokens on wgmma's N side (n8 … n128; no 256-token tile since 2026-12-01),
 # the cluster's partial tiles read through distributed SMEM, programmatic dependent launch.

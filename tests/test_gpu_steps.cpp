@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -374,6 +375,95 @@ TEST(StreamK, SplitTilesMatchReferences) {
       }
     }
   }
+}
+
+// best launches every kernel as a programmatic dependent launch: it may start while the previous kernel on the
+// stream runs and must wait for it before touching memory. A chain of GEMMs where each reads the D the previous
+// one wrote (read after write) and writes over the A the previous one read (write after read), queued back to back
+// on one stream and replayed from a CUDA graph, gives the bits of the same chain with PDL off and a sync after
+// every GEMM, for each kernel family best runs (forced; the trace shows each launched with PDL).
+TEST(Pdl, BackToBackChainsMatchSerialRuns) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  const detail::Tuning saved = detail::tuning();
+  struct ChainCase {
+    const char* kernel;
+    int64_t M, K;  // N = K: each D is the next GEMM's A
+  };
+  const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"pingpong", 512, 2048},
+                                         {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
+                                         {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
+                                         {"coop_fit", 128, 1536}};
+  constexpr int kLinks = 6;
+  for (const ChainCase& c : chains) {
+    const int64_t M = c.M, K = c.K, N = K;
+    harness::DeviceBuffer<__half> X0(M * K), X1(M * K), W(N * K);
+    harness::fill_random(W.get(), W.size(), 51, nullptr);
+    __half* X[2] = {X0.get(), X1.get()};
+    // X[(i+1)%2] = alpha · X[i%2] · Wᵀ, alpha keeping the values' spread (uniform [-1, 1] operands).
+    auto chain = [&](cudaStream_t stream, bool sync_each) {
+      for (int i = 0; i < kLinks; ++i) {
+        ladder_gemm_desc d;
+        ladder_gemm_desc_init(&d);
+        d.M = M, d.N = N, d.K = K, d.A = X[i % 2], d.B = W.get(), d.D = X[(i + 1) % 2];
+        d.alpha = static_cast<float>(std::sqrt(3.0 / static_cast<double>(K)));
+        d.flags = LADDER_FLAG_B_STATIC;  // W is never written: small-M loads its first stages before the wait
+        gemm(d, stream);
+        if (sync_each) ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      }
+    };
+    auto result = [&](cudaStream_t stream, bool sync_each) {
+      harness::fill_random(X0.get(), X0.size(), 52, stream);
+      harness::fill_poison(X1.get(), X1.size(), stream);
+      chain(stream, sync_each);
+      EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      std::vector<__half> out(M * K);
+      cudaMemcpy(out.data(), X[kLinks % 2], out.size() * 2, cudaMemcpyDeviceToHost);
+      return out;
+    };
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    detail::Tuning serial = saved;
+    serial.kernel = c.kernel;
+    serial.pdl = 0;
+    detail::set_tuning(serial);
+    const std::vector<__half> want = result(stream, true);
+    ASSERT_TRUE(std::none_of(want.begin(), want.end(), [](__half h) { return __hisnan(h) || __hisinf(h); }))
+        << c.kernel << ": the serial chain overflowed or was never written";
+    detail::Tuning pdl = serial;
+    pdl.pdl = 1;
+    pdl.trace = true;
+    detail::set_tuning(pdl);
+    ::testing::internal::CaptureStderr();
+    for (int run = 0; run < 3; ++run)
+      EXPECT_EQ(std::memcmp(result(stream, false).data(), want.data(), want.size() * 2), 0)
+          << c.kernel << " " << M << "x" << N << "x" << K << " back to back, run " << run;
+    const std::string trace = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(trace.find(" pdl"), std::string::npos) << c.kernel << ": not launched with PDL: " << trace;
+    pdl.trace = false;
+    detail::set_tuning(pdl);
+    // The same chain captured into a graph (PDL's launches become programmatic edges), replayed twice.
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    chain(stream, false);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess) << c.kernel;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << c.kernel;
+    for (int run = 0; run < 2; ++run) {
+      harness::fill_random(X0.get(), X0.size(), 52, stream);
+      harness::fill_poison(X1.get(), X1.size(), stream);
+      ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      std::vector<__half> got(M * K);
+      cudaMemcpy(got.data(), X[kLinks % 2], got.size() * 2, cudaMemcpyDeviceToHost);
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 2), 0) << c.kernel << " graph replay " << run;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+  detail::set_tuning(saved);
 }
 
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.

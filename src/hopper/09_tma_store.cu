@@ -14,7 +14,7 @@ namespace {
 constexpr char kStepId[] = "h09";
 
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/false, /*tma_store=*/true, kStepId);
+  cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/false, /*tma_store=*/true, /*pdl=*/false, kStepId);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ constexpr char kStepId[] = "h10";
 
 // 2×1 cluster sharing B, 5 stages of 32 KB, 128×128 tiles per consumer (pingpong.cu: Square).
 void launch(const detail::Problem& p, cudaStream_t stream) {
-  pingpong::launch(p, stream, pingpong::Tile::square, kStepId);
+  pingpong::launch(p, stream, pingpong::Tile::square, /*pdl=*/false, kStepId);
 }
 
 }  // namespace

@@ -274,29 +274,32 @@ Choice choose(const detail::Problem& p) {
 void run_aligned(const detail::Problem& p, cudaStream_t stream) {
   const Choice c = choose(p);
   const bool tma_store = cooperative::tma_storable(p);
+  // Every kernel best runs is a programmatic dependent launch (h13's change, on every family), unless pdl=0.
+  const bool pdl = detail::tuning().pdl != 0;
   auto needs = [&](bool ok, const char* why) {
     if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
   };
   switch (c.kernel) {
-    case Kernel::small_m: return small_m::launch(p, stream, /*pdl=*/true, kStepId);  // h13's launch
+    case Kernel::small_m: return small_m::launch(p, stream, pdl, kStepId);  // h13's launch
     case Kernel::pingpong:
       needs(tma_store, "needs a D that TMA can store");
-      return pingpong::launch(p, stream, pingpong::Tile::square, kStepId);
+      return pingpong::launch(p, stream, pingpong::Tile::square, pdl, kStepId);
     case Kernel::pingpong_narrow:
       needs(tma_store && pingpong::takes(pingpong::Tile::narrow_pair, p), "needs a TMA-storable D and no SwiGLU");
-      return pingpong::launch(p, stream, pingpong::Tile::narrow_pair, kStepId);
+      return pingpong::launch(p, stream, pingpong::Tile::narrow_pair, pdl, kStepId);
     case Kernel::coop:
     case Kernel::coop_dp:
-      return cooperative::launch(p, stream, cooperative::Tile::w256, c.kernel == Kernel::coop, tma_store, kStepId);
+      return cooperative::launch(p, stream, cooperative::Tile::w256, c.kernel == Kernel::coop, tma_store, pdl, kStepId);
     case Kernel::coop192:
       needs(tma_store && cooperative::takes(cooperative::Tile::w192, tma_store, p),
             "needs a TMA-storable D and no SwiGLU");
-      return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, kStepId);
+      return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, pdl, kStepId);
     case Kernel::coop_regs:
-      return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, kStepId);
+      return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, pdl,
+                                 kStepId);
     case Kernel::coop_fit:
       require_fit_tile(c.fit, p);
-      return cooperative::launch_fit(p, stream, c.fit.tile, kStepId);
+      return cooperative::launch_fit(p, stream, c.fit.tile, pdl, kStepId);
   }
 }
 
@@ -333,7 +336,7 @@ std::string describe(const detail::Problem& p) {
   if (c.kernel == Kernel::small_m) {
     detail::Problem q = p;
     q.K = (p.K + 7) / 8 * 8;
-    what = small_m::describe(q, /*pdl=*/true);
+    what = small_m::describe(q, detail::tuning().pdl != 0);
   } else {
     what = std::string(name_of(c.kernel));
     if (c.kernel == Kernel::coop_fit) {
@@ -343,6 +346,7 @@ std::string describe(const detail::Problem& p) {
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
     }
+    if (detail::tuning().pdl != 0) what += ", programmatic dependent launch";
   }
   return "best -> " + what + est;
 }

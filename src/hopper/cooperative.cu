@@ -7,14 +7,14 @@
 
 namespace ladder::hopper::cooperative {
 
-void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store,
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
             const char* step_id) {
-  if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, step_id);
+  if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, pdl, step_id);
   // The 192-wide tile runs only where D is TMA-storable (best's choice): no register-writeback copy of it.
   if (!tma_store)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 128x192 tile needs a TMA-storable D");
-  if (p.ab == DType::bf16) return launch_tma_store<Coop192, __nv_bfloat16>(p, stream, stream_k, step_id);
-  launch_tma_store<Coop192, __half>(p, stream, stream_k, step_id);
+  if (p.ab == DType::bf16) return launch_tma_store<Coop192, __nv_bfloat16>(p, stream, stream_k, pdl, step_id);
+  launch_tma_store<Coop192, __half>(p, stream, stream_k, pdl, step_id);
 }
 
 // The fitted tiles: the register writeback (any D) and whole tiles. Ring depths fill the SMEM.
@@ -30,14 +30,15 @@ using Fit224x2 = Config<       5,       8,        0,    224,         2>;
 // A plain problem takes the copy without the run-time epilogue (Fused::none), unless LADDER_TUNE post=0 asks for
 // the fused copy (the A/B of what the `any` copy costs a plain GEMM).
 template <class Cfg, class T>
-void launch_fit_typed(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ep.plain() && detail::tuning().post != 0) return launch_typed<Cfg, T, false, Fused::none>(p, stream, false, step_id);
-  launch_typed<Cfg, T, false, Fused::any>(p, stream, false, step_id);
+void launch_fit_typed(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
+  if (p.ep.plain() && detail::tuning().post != 0)
+    return launch_typed<Cfg, T, false, Fused::none>(p, stream, false, pdl, step_id);
+  launch_typed<Cfg, T, false, Fused::any>(p, stream, false, pdl, step_id);
 }
 template <class Cfg>
-void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_fit_typed<Cfg, __nv_bfloat16>(p, stream, step_id);
-  launch_fit_typed<Cfg, __half>(p, stream, step_id);
+void launch_fit_cfg(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
+  if (p.ab == DType::bf16) return launch_fit_typed<Cfg, __nv_bfloat16>(p, stream, pdl, step_id);
+  launch_fit_typed<Cfg, __half>(p, stream, pdl, step_id);
 }
 
 // The compiled fitted configurations, in kFitTiles' order (families.hpp): the two lists agree or this fails to compile.
@@ -50,16 +51,16 @@ struct FitConfigs {
       if (tiles[i].width != kFitTiles[i].width || tiles[i].cluster != kFitTiles[i].cluster) return false;
     return true;
   }
-  static bool launch(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
+  static bool launch(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool pdl, const char* step_id) {
     return ((tile.width == Cfgs::TILE_N && tile.cluster == Cfgs::CLUSTER_M &&
-             (launch_fit_cfg<Cfgs>(p, stream, step_id), true)) || ...);
+             (launch_fit_cfg<Cfgs>(p, stream, pdl, step_id), true)) || ...);
   }
 };
 using Fitted = FitConfigs<Fit64x1, Fit112x1, Fit224x1, Fit64x2, Fit144x2, Fit208x2, Fit224x2>;
 static_assert(Fitted::matches(), "kFitTiles lists the fitted configurations compiled here");
 
-void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id) {
-  if (!Fitted::launch(p, stream, tile, step_id))
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool pdl, const char* step_id) {
+  if (!Fitted::launch(p, stream, tile, pdl, step_id))
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": no fitted 128x" + std::to_string(tile.width) +
                                                    " tile with a cluster of " + std::to_string(tile.cluster) + " compiled");
 }

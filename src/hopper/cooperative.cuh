@@ -19,6 +19,7 @@
 #include "hopper/epilogue.cuh"
 #include "hopper/families.hpp"
 #include "hopper/tile.cuh"
+#include "runtime/launch.cuh"
 #include "runtime/runtime.hpp"
 #include "runtime/tuning.hpp"
 #include "step.hpp"
@@ -109,6 +110,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     fence_barrier_init();
   }
   cluster.sync();
+  // A programmatic dependent launch (best) may start while the previous kernel runs: wait for it before any
+  // global read or write. A no-op otherwise (h09, h11).
+  cudaGridDependencySynchronize();
 
   const int tiles_m = (M + TILE_M - 1) / TILE_M, tiles_n = (out.out_cols + out_tile_n - 1) / out_tile_n;
   const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, tiles_n, Cfg::GROUP_M};
@@ -151,6 +155,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           load.advance();
         }
       }
+      // Every load of this CTA is issued: the next kernel may be launched (its CTAs wait for SMEM to free).
+      // NOTE: stream-K's owners spin on other CTAs' flags, which needs the whole grid resident; the next grid
+      // launches only once every CTA of this one has issued this, so none of its CTAs can take a slot first.
+      cudaTriggerProgrammaticLaunchCompletion();
     }
   } else {
     sm90::setmaxnreg_inc<kConsumerRegisters>();
@@ -277,7 +285,7 @@ int64_t cluster_tiles(const detail::Problem& p) {
 // stream-ordered workspace from the library's pool, and the flags are zeroed on the stream first.
 // Owners spin on other clusters' flags: this relies on the persistent grid being resident at once.
 template <class Cfg, class T, bool TMA_STORE, Fused F>
-void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
+void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool pdl, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M;
   const auto kernel = cooperative_kernel<Cfg, T, TMA_STORE, F>;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
@@ -310,33 +318,34 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
     detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "stream-K flags");
   }
   const Output out{p.D, p.ldd, static_cast<int>(p.out_cols())};
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(ta, tb, td, tc, static_cast<int>(p.M), static_cast<int>(p.K), sk,
-                                                           out, epilogue_of(p));
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, /*cluster_x=*/0, pdl, step_id, ta, tb, td,
+                           tc, static_cast<int>(p.M), static_cast<int>(p.K), sk, out, epilogue_of(p));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
            std::to_string(Cfg::STAGES) +
            (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
-           " of " + std::to_string(tiles);
+           " of " + std::to_string(tiles) + (pdl ? " pdl" : "");
   });
   detail::check_launch(step_id);
 }
 
 // The TMA-store writeback: the kernel copy with just this problem's epilogue compiled in.
 template <class Cfg, class T>
-void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream_k, const char* step_id) {
+void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool pdl, const char* step_id) {
   with_fused<Cfg::kTakesSwiglu>(fused_kind(p.ep), [&](auto kind) {
-    launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, step_id);
+    launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, pdl, step_id);
   });
 }
 // By operand type. `tma_store` false: the register writeback (fp32 D, or D that TMA cannot store): one copy.
 template <class Cfg>
-void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool tma_store, const char* step_id) {
+void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool tma_store, bool pdl,
+                const char* step_id) {
   if (p.ab == DType::bf16) {
-    if (tma_store) return launch_tma_store<Cfg, __nv_bfloat16>(p, stream, stream_k, step_id);
-    return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, stream_k, step_id);
+    if (tma_store) return launch_tma_store<Cfg, __nv_bfloat16>(p, stream, stream_k, pdl, step_id);
+    return launch_typed<Cfg, __nv_bfloat16, false, Fused::any>(p, stream, stream_k, pdl, step_id);
   }
-  if (tma_store) return launch_tma_store<Cfg, __half>(p, stream, stream_k, step_id);
-  launch_typed<Cfg, __half, false, Fused::any>(p, stream, stream_k, step_id);
+  if (tma_store) return launch_tma_store<Cfg, __half>(p, stream, stream_k, pdl, step_id);
+  launch_typed<Cfg, __half, false, Fused::any>(p, stream, stream_k, pdl, step_id);
 }
 
 }  // namespace

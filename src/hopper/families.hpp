@@ -41,7 +41,10 @@ inline CUtensorMapL2promotion tile_operand_promotion() {
 // writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
 namespace cooperative {
 enum class Tile { w256, w192 };  // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts)
-void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, const char* step_id);
+// `pdl`: a programmatic dependent launch (h13's change, for best): the kernel's prologue overlaps the previous
+// kernel's tail; it waits for that kernel before touching memory.
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
+            const char* step_id);
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
 bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base; so is C (beta != 0)
@@ -51,7 +54,7 @@ struct FitTile {
   int width, cluster;
 };
 inline constexpr FitTile kFitTiles[] = {{64, 1}, {112, 1}, {224, 1}, {64, 2}, {144, 2}, {208, 2}, {224, 2}};
-void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, const char* step_id);
+void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, bool pdl, const char* step_id);
 // Stream-K may cut a tile into many pieces (StreamKScheduler::make's many_pieces) only for one row of 256-row
 // cluster tiles, where each B row is read by one cluster (512×3584×18944, two rows, ran 120 → 138 µs with them:
 // docs/results/dev/2026-12-01-s6-ab/).
@@ -61,7 +64,7 @@ inline bool stream_k_many_pieces(const detail::Problem& p) { return p.M <= 256; 
 // The consumers own alternate tiles (h10).
 namespace pingpong {
 enum class Tile { square, narrow_pair };  // 128×128 per consumer, 5 stages (h10); 128×64, 8 stages (best)
-void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, const char* step_id);
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool pdl, const char* step_id);  // pdl: as cooperative's
 std::string check(const detail::Problem& p);
 bool takes(Tile tile, const detail::Problem& p);  // SwiGLU needs whole 64-column output boxes
 }  // namespace pingpong

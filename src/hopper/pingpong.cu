@@ -8,9 +8,9 @@ using Square = Config<                2,      5,     128,    128>;  // h10's
 using NarrowPair = Config<            2,      8,     128,     64>;  // fewer 128×128 tiles than SMs (best)
 }  // namespace
 
-void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, const char* step_id) {
-  if (tile == Tile::square) return launch_cfg<Square>(p, stream, step_id);
-  launch_cfg<NarrowPair>(p, stream, step_id);
+void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool pdl, const char* step_id) {
+  if (tile == Tile::square) return launch_cfg<Square>(p, stream, pdl, step_id);
+  launch_cfg<NarrowPair>(p, stream, pdl, step_id);
 }
 
 // SwiGLU: a 2×1 cluster (one slice of gate rows, one of up rows) and an output tile of whole 64-column boxes.

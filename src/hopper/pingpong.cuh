@@ -16,6 +16,7 @@
 #include "hopper/epilogue.cuh"
 #include "hopper/families.hpp"
 #include "hopper/tile.cuh"
+#include "runtime/launch.cuh"
 #include "runtime/runtime.hpp"
 #include "step.hpp"
 
@@ -89,6 +90,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     fence_barrier_init();
   }
   cluster.sync();
+  // A programmatic dependent launch (best) may start while the previous kernel runs: wait for it before any
+  // global read or write. A no-op otherwise (h10).
+  cudaGridDependencySynchronize();
 
   constexpr bool kSwiglu = F == Fused::swiglu;
   static_assert(F != Fused::any, "one epilogue per kernel copy");
@@ -121,6 +125,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           load.advance();
         }
       }
+      // Every load of this CTA is issued: the next kernel may be launched (its CTAs wait for SMEM to free).
+      cudaTriggerProgrammaticLaunchCompletion();
     }
   } else {
     sm90::setmaxnreg_inc<232>();
@@ -213,33 +219,35 @@ ClusterMaps cluster_maps(const detail::Problem& p) {
 
 // Launches a persistent cluster kernel with one CTA per SM (at most one cluster per cluster tile).
 template <class Cfg>
-void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
   constexpr int kClusterSize = Cfg::CLUSTER_M * Cfg::CLUSTER_N;
   detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), Cfg::kSmemBytes, step_id);
   const ClusterMaps maps = cluster_maps<Cfg>(p);
   const int grid = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                            Cfg::kSmemBytes, maps.cluster_tiles);
   const Epilogue epi{p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
-  kernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(maps.a, maps.b, maps.d, maps.c, static_cast<int>(p.M),
-                                                           static_cast<int>(p.out_cols()), static_cast<int>(p.K), epi);
-  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [] {
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, /*cluster_x=*/0, pdl, step_id, maps.a,
+                           maps.b, maps.d, maps.c, static_cast<int>(p.M), static_cast<int>(p.out_cols()),
+                           static_cast<int>(p.K), epi);
+  detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [pdl] {
     return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
-           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N);
+           std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) +
+           (pdl ? " pdl" : "");
   });
   detail::check_launch(step_id);
 }
 
 // The kernel copy with just this problem's epilogue compiled in. SWIGLU false: a tile that cannot take SwiGLU.
 template <class Cfg, class T, bool SWIGLU>
-void launch_typed(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
+void launch_typed(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
   with_fused<SWIGLU>(fused_kind(p.ep), [&](auto kind) {
-    launch_with<Cfg>(pingpong_kernel<Cfg, T, decltype(kind)::value>, p, stream, step_id);
+    launch_with<Cfg>(pingpong_kernel<Cfg, T, decltype(kind)::value>, p, stream, pdl, step_id);
   });
 }
 template <class Cfg>
-void launch_cfg(const detail::Problem& p, cudaStream_t stream, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, Cfg::kTakesSwiglu>(p, stream, step_id);
-  launch_typed<Cfg, __half, Cfg::kTakesSwiglu>(p, stream, step_id);
+void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
+  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
+  launch_typed<Cfg, __half, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
 }
 
 }  // namespace

@@ -34,27 +34,30 @@ int launch_persistent(std::string_view step_id, void (*kernel)(Params...), Persi
   return grid;
 }
 
-// Launches kernel<<<grid, block, smem, stream>>>(args...) as clusters of `cluster_x` CTAs along x; with `pdl`,
-// as a programmatic dependent launch: it may start before the previous kernel on the stream has finished, and
-// must itself wait (cudaGridDependencySynchronize) before touching memory that kernel writes or reads.
-// Throws ladder::Error (LADDER_ERROR_CUDA) when the launch fails.
+// Launches kernel<<<grid, block, smem, stream>>>(args...) as clusters of `cluster_x` CTAs along x (0: the
+// kernel's own __cluster_dims__); with `pdl`, as a programmatic dependent launch: it may start before the
+// previous kernel on the stream has finished, and must itself wait (cudaGridDependencySynchronize) before
+// touching memory that kernel writes or reads. Throws ladder::Error (LADDER_ERROR_CUDA) when the launch fails.
 template <class... Params, class... Args>
 void launch_kernel_ex(void (*kernel)(Params...), dim3 grid, int block, size_t smem, cudaStream_t stream,
                       int cluster_x, bool pdl, std::string_view step_id, Args&&... args) {
   cudaLaunchAttribute attrs[2] = {};
-  attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = static_cast<unsigned>(cluster_x);
-  attrs[0].val.clusterDim.y = 1;
-  attrs[0].val.clusterDim.z = 1;
-  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[1].val.programmaticStreamSerializationAllowed = 1;
+  unsigned n = 0;
+  if (cluster_x > 0) {
+    attrs[n].id = cudaLaunchAttributeClusterDimension;
+    attrs[n++].val.clusterDim = {static_cast<unsigned>(cluster_x), 1, 1};
+  }
+  if (pdl) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = dim3(static_cast<unsigned>(block), 1, 1);
   config.dynamicSmemBytes = smem;
   config.stream = stream;
   config.attrs = attrs;
-  config.numAttrs = pdl ? 2 : 1;
+  config.numAttrs = n;
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...); e != cudaSuccess) {
     cudaGetLastError();
     throw Error(LADDER_ERROR_CUDA, std::string(step_id) + ": kernel launch failed: " + cudaGetErrorString(e));

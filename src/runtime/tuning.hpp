@@ -11,7 +11,9 @@
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
-//                                           copy with the cluster barriers at split 1: racecheck's probe)
+//                                           copy with the cluster barriers at split 1: racecheck's probe),
+//                                           pdl=0 (best launches every kernel without programmatic dependent
+//                                           launch: the A/B of what PDL gains back to back)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
@@ -31,6 +33,7 @@ struct Tuning {
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
+  int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
@@ -39,7 +42,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, width, xbox, post, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, width, xbox, post, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);

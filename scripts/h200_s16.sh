@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The sixteenth session's device calls (docs/notes.md, "Sixteenth session").
+#   GROUPS_=tests     the full GPU suite (with Pdl.BackToBackChainsMatchSerialRuns)
+#   GROUPS_=pdlab     best's kernels with programmatic dependent launch (every family) against pdl=0, on the rows
+#                     below cuBLAS at 128-512 tokens, the few-tile and standard shapes, and small-M rows
+#   GROUPS_=sanitize  memcheck and synccheck on best's tile kernels (now PDL-launched) and the small-M shapes
+#   GROUPS_=race1     racecheck on small-M's split-1 reduce: post=1 (CTA barrier), 0 and 2 (cluster barriers)
+#   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
+# Build here (cmake --preset release && cmake --build --preset release), carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+for g in ${GROUPS_:-tests}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    tests)
+      T 240 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+    pdlab)
+      ab pdl "128x14336x4096,256x14336x4096,256x8192x8192,256x28672x8192,512x4096x4096,512x14336x4096,512x4096x14336,512x8192x8192,512x8192x28672,1536x1536x4096,2560x2560x2560,2048x2048x2048,1024x1024x1024,3000x5000x2000,4096x4096x4096,384x4096x4096,1x4096x4096,16x14336x4096,256x4096x4096,512x1024x4096,128x4096x4096" \
+        ";pdl=0" ;;
+    sanitize)
+      for tool in memcheck synccheck; do
+        T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
+          --shapes 512x4096x4096,1536x1536x4096,256x8192x8192,128x14336x4096,1536x4096x4096,1x1024x4096,300x1000x520 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+    race1)
+      for post in 1 0 2; do
+        LADDER_TUNE=post=$post T 120 compute-sanitizer --tool racecheck --racecheck-report hazard --print-limit 6 "$B/ladder" check \
+          --steps h12 --shapes 64x8192x256 --seeds 1 > "$L/race1-post$post.log" 2>&1
+        echo "post=$post: $(grep -E 'RACECHECK SUMMARY|passed' "$L/race1-post$post.log" | tr '\n' ' ')"
+      done ;;
+    final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
+      for su in sweep decode standard fewtile; do
+        T 100 "$B/ladder" check --steps best --suite $su --seeds 2 > "$L/check-$su.log" 2>&1; echo "check $su: $(tail -1 "$L/check-$su.log")"
+      done
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      O="--target-ms ${TMS:-60} --warmup-ms 30"
+      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
+      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+    model)
+      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
+      tail -30 "$L/llama-model.log" ;;
+    *) echo "unknown group $g" ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs
