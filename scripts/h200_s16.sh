@@ -19,12 +19,27 @@ for g in ${GROUPS_:-tests}; do
     pdlab)
       ab pdl "128x14336x4096,256x14336x4096,256x8192x8192,256x28672x8192,512x4096x4096,512x14336x4096,512x4096x14336,512x8192x8192,512x8192x28672,1536x1536x4096,2560x2560x2560,2048x2048x2048,1024x1024x1024,3000x5000x2000,4096x4096x4096,384x4096x4096,1x4096x4096,16x14336x4096,256x4096x4096,512x1024x4096,128x4096x4096" \
         ";pdl=0" ;;
-    sanitize)
+    sanitize)  # call 1: memcheck clean on 7 shapes; synccheck ran past 200 s after 4 clean shapes
       for tool in memcheck synccheck; do
         T 200 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
           --shapes 512x4096x4096,1536x1536x4096,256x8192x8192,128x14336x4096,1536x4096x4096,1x1024x4096,300x1000x520 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
       done ;;
+    sync2)  # synccheck on smaller shapes of each family (PDL-launched): coop stream-K, coop_fit, ping-pong, small-M
+      T 200 compute-sanitizer --tool synccheck --error-exitcode 9 "$B/ladder" check --steps best \
+        --shapes 1536x4096x1024,1536x1536x1024,512x4096x1024,1x1024x4096,300x1000x520,2048x2048x1024 --seeds 1 > "$L/sanitize-sync2.log" 2>&1
+      echo "synccheck: $(grep -E 'ERROR SUMMARY|passed' "$L/sanitize-sync2.log" | tr '\n' ' ')" ;;
+    mid)  # the 1024-row layers at 128-512 tokens: 64x64 swapped tiles (cuBLAS's decomposition) against the plan; 384 tokens
+      ab mid1024 "128x1024x4096,256x1024x4096,384x1024x4096,512x1024x4096,128x1024x8192,256x1024x8192,512x1024x8192" \
+        ";kernel=small_m,wg=1;kernel=coop_fit;kernel=pingpong_narrow"
+      ab mid384 "384x4096x4096,384x14336x4096,384x8192x8192" ";kernel=coop_fit;kernel=pingpong;kernel=pingpong_narrow;kernel=coop192;kernel=small_m" ;;
+    fit1)  # the 1-CTA fitted tiles above 128 rows (fitcl=1: an odd count of 128-row blocks wastes no half-empty cluster row)
+      LADDER_TUNE=kernel=coop_fit,fitcl=1 T 100 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 384x14336x4096,300x1000x520,385x4104x1000,640x8192x8192,200x3000x2000 > "$L/check-fit1.log" 2>&1
+      echo "check fitcl=1: $(tail -1 "$L/check-fit1.log")"
+      F=kernel=coop_fit,fitcl=1
+      ab fit1 "384x4096x4096,384x14336x4096,384x8192x8192,384x4096x14336,384x28672x8192,640x4096x4096,640x14336x4096,200x14336x4096,1536x1536x4096,2560x2560x2560,256x14336x4096,512x4096x4096" \
+        ";$F,width=64;$F,width=112;$F,width=224;kernel=coop_fit" ;;
     race1)
       for post in 1 0 2; do
         LADDER_TUNE=post=$post T 120 compute-sanitizer --tool racecheck --racecheck-report hazard --print-limit 6 "$B/ladder" check \

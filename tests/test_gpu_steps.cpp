@@ -222,6 +222,15 @@ TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
       EXPECT_EQ(r.status, harness::Status::pass) << "width " << c.width << " cluster " << c.cluster << " " << M << "x" << N
                                                  << "x" << K << ": " << r.reason;
     }
+    if (c.cluster == 1) {  // the 1-CTA tiles above 128 rows (LADDER_TUNE fitcl=1): several tile rows, the last partial
+      t.fit_cluster = 1;
+      detail::set_tuning(t);
+      for (const auto& [M, N, K] : std::vector<std::array<int64_t, 3>>{{300, 3 * w + 8, 1032}, {385, 1000, 520}}) {
+        const harness::CheckResult r = harness::check_step("best", M, N, K, 44);
+        EXPECT_EQ(r.status, harness::Status::pass) << "width " << c.width << " fitcl=1 " << M << "x" << N << "x" << K << ": "
+                                                   << r.reason;
+      }
+    }
     // The other cluster size has no tile of some widths: 112 at M > 128, 144 at M <= 128.
     if (c.width == 112 || c.width == 144) {
       const int64_t M = c.width == 112 ? 256 : 64, N = 512, K = 128;

@@ -190,9 +190,14 @@ struct FitPick {
   int64_t waves = 0;
 };
 
+// CTAs a cluster of the fitted tile: one for one tile row (M <= 128), two above, unless LADDER_TUNE fitcl says.
+int fit_cluster(const detail::Problem& p) {
+  return detail::tuning().fit_cluster != 0 ? detail::tuning().fit_cluster : p.M <= 128 ? 1 : 2;
+}
+
 FitPick fit_pick(const detail::Problem& p) {
   const int sms = detail::sm_count();
-  const int cluster = p.M <= 128 ? 1 : 2;
+  const int cluster = fit_cluster(p);
   const int64_t rows = (p.M + 128 * cluster - 1) / (128 * cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const double bytes = 2.0 * (static_cast<double>(p.M) * p.K + static_cast<double>(p.N) * p.K +
                               static_cast<double>(p.M) * p.out_cols());
@@ -216,11 +221,12 @@ FitPick fit_pick(const detail::Problem& p) {
 // (before best's padding too: launch() checks first).
 void require_fit_tile(const FitPick& f, const detail::Problem& p) {
   if (f.tile.width != 0) return;
-  const int cluster = p.M <= 128 ? 1 : 2;
+  const int cluster = fit_cluster(p);
   throw Error(LADDER_ERROR_INVALID_ARGUMENT, "LADDER_TUNE kernel=coop_fit,width=" + std::to_string(detail::tuning().width) +
                                                  ": no fitted tile of that width with a cluster of " +
-                                                 std::to_string(cluster) + " (M " + (cluster == 1 ? "<=" : ">") +
-                                                 " 128) is compiled");
+                                                 std::to_string(cluster) +
+                                                 (detail::tuning().fit_cluster != 0 ? " (fitcl)" : p.M <= 128 ? " (M <= 128)" : " (M > 128)") +
+                                                 " is compiled");
 }
 
 struct Choice {

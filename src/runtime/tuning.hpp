@@ -7,6 +7,7 @@
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
+//                                           fitcl=1|2 (CTAs a cluster of best's coop_fit),
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
@@ -35,6 +36,7 @@ struct Tuning {
   int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
+  int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
@@ -42,7 +44,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, width, xbox, post, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, width, fitcl, xbox, post, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
