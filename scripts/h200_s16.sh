@@ -40,6 +40,13 @@ for g in ${GROUPS_:-tests}; do
       F=kernel=coop_fit,fitcl=1
       ab fit1 "384x4096x4096,384x14336x4096,384x8192x8192,384x4096x14336,384x28672x8192,640x4096x4096,640x14336x4096,200x14336x4096,1536x1536x4096,2560x2560x2560,256x14336x4096,512x4096x4096" \
         ";$F,width=64;$F,width=112;$F,width=224;kernel=coop_fit" ;;
+    odd)  # the odd-row rule (1-CTA 128x224 where 2-CTA kernels leave half a cluster row empty): checked, then auto against the
+          # families it replaced, on shapes outside the suites
+      T 150 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 384x28672x8192,640x14336x4096,385x8192x8192,1152x8192x8192,383x4096x4104,641x1000x4096 > "$L/check-odd.log" 2>&1
+      echo "check odd: $(tail -1 "$L/check-odd.log")"
+      ab odd "384x28672x8192,384x8192x8192,384x14336x4096,640x14336x4096,640x28672x8192,384x128256x4096,896x4096x4096,1152x8192x8192,1408x4096x14336,640x8192x8192,384x4096x4096,200x14336x4096" \
+        ";kernel=pingpong;kernel=coop;kernel=coop_fit" ;;
     post2)  # call 2: racecheck is clean with post=2 (plain copy, cluster barriers at split 1); its time on split-1 shapes
       ab post2 "1x14336x4096,16x14336x4096,32x14336x4096,64x14336x4096,1x28672x8192,16x28672x8192,1x128256x4096,16x128256x4096,8x8192x28672,128x128256x4096" ";post=2" ;;
     race1)

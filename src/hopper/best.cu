@@ -10,7 +10,11 @@
 //   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
 //     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
-//     above 128 rows, for a plain GEMM with K ≥ 4096, its 2-CTA tile where that is one full wave (1536²×K: 128×144).
+//     above 128 rows, for a plain GEMM with K ≥ 4096, its 2-CTA tile where that is one full wave (1536²×K: 128×144);
+//     above 128 rows with an odd count of 128-row blocks (384, 640 tokens), its 1-CTA 128×224 tile where its waves
+//     are ≥ 80 % full, as the 2-CTA kernels would leave half a cluster row empty;
+// and every kernel is a programmatic dependent launch (h13's change): its prologue overlaps the previous
+// kernel's tail (1-2 µs a GEMM back to back; LADDER_TUNE pdl=0 turns it off).
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
 //   256×128×64 cluster K-tile at 4096³; the small-M stream and its 128-token rate were raised from 3.0 TB/s and
 //   400 TFLOP/s on 2026-12-03, when its reduce stopped costing ~15 % at 64-128 tokens (docs/notes.md, fourteenth
@@ -195,24 +199,29 @@ int fit_cluster(const detail::Problem& p) {
   return detail::tuning().fit_cluster != 0 ? detail::tuning().fit_cluster : p.M <= 128 ? 1 : 2;
 }
 
-FitPick fit_pick(const detail::Problem& p) {
+// One fitted tile's estimate: its waves (one tile an SM), the share of their slots that hold a tile.
+FitPick fit_tile(const detail::Problem& p, cooperative::FitTile t) {
   const int sms = detail::sm_count();
-  const int cluster = fit_cluster(p);
-  const int64_t rows = (p.M + 128 * cluster - 1) / (128 * cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
+  const int64_t rows = (p.M + 128 * t.cluster - 1) / (128 * t.cluster), k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const double bytes = 2.0 * (static_cast<double>(p.M) * p.K + static_cast<double>(p.N) * p.K +
                               static_cast<double>(p.M) * p.out_cols());
+  const int64_t out_w = p.ep.swiglu ? t.width / 2 : t.width;
+  const int64_t tiles = rows * ((p.out_cols() + out_w - 1) / out_w), per_wave = sms / t.cluster;
+  const int64_t waves = (tiles + per_wave - 1) / per_wave;
+  const double compute = static_cast<double>(waves) * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
+  const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
+  const bool fills = t.width >= 112 && 20 * tiles >= 17 * waves * per_wave;
+  return {t, us, fills, static_cast<double>(tiles) / static_cast<double>(waves * per_wave), waves};
+}
+
+FitPick fit_pick(const detail::Problem& p) {
+  const int cluster = fit_cluster(p);
   FitPick best, filled;
   for (const cooperative::FitTile& t : cooperative::kFitTiles) {
     if (t.cluster != cluster || (detail::tuning().width != 0 && t.width != detail::tuning().width)) continue;
-    const int64_t out_w = p.ep.swiglu ? t.width / 2 : t.width;
-    const int64_t tiles = rows * ((p.out_cols() + out_w - 1) / out_w), per_wave = sms / cluster;
-    const int64_t waves = (tiles + per_wave - 1) / per_wave;
-    const double compute = static_cast<double>(waves) * t.width / 128.0 * static_cast<double>(k_tiles) * kUnitKTileUs;
-    const double us = kSmallMFixedUs + std::max(compute, bytes / kFitReadBytesPerUs);
-    const bool fills = t.width >= 112 && 20 * tiles >= 17 * waves * per_wave;
-    const double fill = static_cast<double>(tiles) / static_cast<double>(waves * per_wave);
-    if (us < best.us) best = {t, us, fills, fill, waves};
-    if (fills && t.width >= filled.tile.width) filled = {t, us, true, fill, waves};  // the widest: fewest re-reads of A
+    const FitPick f = fit_tile(p, t);
+    if (f.us < best.us) best = f;
+    if (f.fills && t.width >= filled.tile.width) filled = f;  // the widest: fewest re-reads of A
   }
   return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
 }
@@ -265,6 +274,19 @@ Choice choose(const detail::Problem& p) {
       c.fit_candidate = true;
       if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
     }
+  // An odd count of 128-row blocks above 128 rows: the 2-CTA kernels (ping-pong, cooperative, 2-CTA fitted tiles) leave
+  // half of their last cluster row empty, and its out-of-bounds TMA boxes cost time. The 1-CTA 128×224 tile has no
+  // such row; where its waves are >= 80 % full the model weighs it (narrower 1-CTA tiles lost everywhere). Measured
+  // 2026-12-03 (dev/2026-12-03-s16/call3/fit1-summary.txt, interleaved): 384×28672×8192 277-279 µs against the
+  // ping-pong's 453-456 (512 rows: 377; cuBLAS 256), 384×8192×8192 89.5-90.1 against the cooperative's 93-94 (cuBLAS
+  // 74.6), 640×14336×4096 153 against 153-154; 128×112 and 128×64 lost on every shape (139-184 at 384×8192×8192).
+  if (!forced_fit && p.M > 128 && (p.M + 127) / 128 % 2 == 1 && p.ep.plain() && c.kernel != Kernel::coop_fit) {
+    const FitPick odd = fit_tile(p, {224, 1});
+    if (odd.fill >= 0.8) {
+      c.fit = odd, c.fit_candidate = true;
+      if (odd.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
+    }
+  }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
     if (it == kKernels.end()) {
@@ -363,7 +385,8 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, or a cooperative tile fitted to one full wave (1 CTA a cluster at 65-128 tokens, 2 above); K % 8 != 0 or unaligned rows go "
-    "through a zero-padded workspace",
+    "128x192, or a cooperative tile fitted to the waves (1 CTA a cluster at 65-128 tokens or an odd count of 128-row "
+    "blocks, 2 above), each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded "
+    "workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};
