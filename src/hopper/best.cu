@@ -11,8 +11,8 @@
 //     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
 //     above 128 rows, for a plain GEMM with K ≥ 4096, its 2-CTA tile where that is one full wave (1536²×K: 128×144);
-//     above 128 rows with an odd count of 128-row blocks (384, 640 tokens), its 1-CTA 128×224 tile where its waves
-//     are ≥ 80 % full, as the 2-CTA kernels would leave half a cluster row empty;
+//     at 257-384 and 513-640 rows (3 or 5 blocks of 128), its 1-CTA 128×224 tile where its waves are ≥ 80 % full,
+//     as the 2-CTA kernels would leave half a cluster row empty;
 // and every kernel is a programmatic dependent launch (h13's change): its prologue overlaps the previous
 // kernel's tail (1-2 µs a GEMM back to back; LADDER_TUNE pdl=0 turns it off).
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
@@ -274,13 +274,16 @@ Choice choose(const detail::Problem& p) {
       c.fit_candidate = true;
       if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
     }
-  // An odd count of 128-row blocks above 128 rows: the 2-CTA kernels (ping-pong, cooperative, 2-CTA fitted tiles) leave
-  // half of their last cluster row empty, and its out-of-bounds TMA boxes cost time. The 1-CTA 128×224 tile has no
-  // such row; where its waves are >= 80 % full the model weighs it (narrower 1-CTA tiles lost everywhere). Measured
-  // 2026-12-03 (dev/2026-12-03-s16/call3/fit1-summary.txt, interleaved): 384×28672×8192 277-279 µs against the
-  // ping-pong's 453-456 (512 rows: 377; cuBLAS 256), 384×8192×8192 89.5-90.1 against the cooperative's 93-94 (cuBLAS
-  // 74.6), 640×14336×4096 153 against 153-154; 128×112 and 128×64 lost on every shape (139-184 at 384×8192×8192).
-  if (!forced_fit && p.M > 128 && (p.M + 127) / 128 % 2 == 1 && p.ep.plain() && c.kernel != Kernel::coop_fit) {
+  // 3 or 5 blocks of 128 rows: the 2-CTA kernels (ping-pong, cooperative, 2-CTA fitted tiles) leave half of their
+  // last cluster row empty (a fifth or a sixth of their work), and its out-of-bounds TMA boxes cost time. The 1-CTA
+  // 128×224 tile has no such row; where its waves are >= 80 % full the model weighs it (narrower 1-CTA tiles lost
+  // everywhere). Measured 2026-12-03 (dev/2026-12-03-s16/call3/fit1-summary.txt, call4/odd-summary.txt, interleaved):
+  // 384×28672×8192 277-297 µs against the ping-pong's 453-466 and the cooperative's 363-369 (512 rows: 377; cuBLAS
+  // 256-270), 640×28672×8192 475-494 against 533-540, 384×128256×4096 679-727 against 744-810, 384×8192×8192
+  // 89.5-91.1 against 93-96; 640×14336×4096 148-153 against 146-154 (a tie). At 9 blocks (1152×8192×8192) it lost,
+  // 293-298 against 279-288, where the empty half row is a tenth of the work: not taken from 7 blocks.
+  const int64_t blocks = (p.M + 127) / 128;
+  if (!forced_fit && (blocks == 3 || blocks == 5) && p.ep.plain() && c.kernel != Kernel::coop_fit) {
     const FitPick odd = fit_tile(p, {224, 1});
     if (odd.fill >= 0.8) {
       c.fit = odd, c.fit_candidate = true;
@@ -385,8 +388,8 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, or a cooperative tile fitted to the waves (1 CTA a cluster at 65-128 tokens or an odd count of 128-row "
-    "blocks, 2 above), each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded "
+    "128x192, or a cooperative tile fitted to the waves (1 CTA a cluster at 65-128, 257-384 and 513-640 rows, 2 "
+    "above), each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded "
     "workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};
