@@ -47,6 +47,8 @@ for g in ${GROUPS_:-tests}; do
       echo "check odd: $(tail -1 "$L/check-odd.log")"
       ab odd "384x28672x8192,384x8192x8192,384x14336x4096,640x14336x4096,640x28672x8192,384x128256x4096,896x4096x4096,1152x8192x8192,1408x4096x14336,640x8192x8192,384x4096x4096,200x14336x4096" \
         ";kernel=pingpong;kernel=coop;kernel=coop_fit" ;;
+    odd2)  # 10ec0a8's rule (3 or 5 blocks only): 1152 rows back on the 2-CTA kernels
+      ab odd2 "384x28672x8192,1152x8192x8192,640x14336x4096,384x8192x8192" ";kernel=coop" ;;
     post2)  # call 2: racecheck is clean with post=2 (plain copy, cluster barriers at split 1); its time on split-1 shapes
       ab post2 "1x14336x4096,16x14336x4096,32x14336x4096,64x14336x4096,1x28672x8192,16x28672x8192,1x128256x4096,16x128256x4096,8x8192x28672,128x128256x4096" ";post=2" ;;
     race1)
