@@ -49,6 +49,11 @@ for g in ${GROUPS_:-tests}; do
         ";kernel=pingpong;kernel=coop;kernel=coop_fit" ;;
     odd2)  # 10ec0a8's rule (3 or 5 blocks only): 1152 rows back on the 2-CTA kernels
       ab odd2 "384x28672x8192,1152x8192x8192,640x14336x4096,384x8192x8192" ";kernel=coop" ;;
+    narrow128)  # 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule), checked and against 128x128 (wg=2)
+      T 100 "$B/ladder" check --steps best,h12 --seeds 2 \
+        --shapes 128x1024x4096,128x1024x8192,96x1000x4104,65x1024x1032,100x777x2056,128x1024x14336 > "$L/check-narrow128.log" 2>&1
+      echo "check narrow128: $(tail -1 "$L/check-narrow128.log")"
+      ab narrow128 "128x1024x4096,128x1024x8192,96x1024x4096,80x1024x8192,128x1024x14336" ";wg=2" ;;
     post2)  # call 2: racecheck is clean with post=2 (plain copy, cluster barriers at split 1); its time on split-1 shapes
       ab post2 "1x14336x4096,16x14336x4096,32x14336x4096,64x14336x4096,1x28672x8192,16x28672x8192,1x128256x4096,16x128256x4096,8x8192x28672,128x128256x4096" ";post=2" ;;
     race1)
