@@ -4,6 +4,12 @@
 #   GROUPS_=pdlab     best's kernels with programmatic dependent launch (every family) against pdl=0, on the rows
 #                     below cuBLAS at 128-512 tokens, the few-tile and standard shapes, and small-M rows
 #   GROUPS_=sanitize  memcheck and synccheck on best's tile kernels (now PDL-launched) and the small-M shapes
+#   GROUPS_=sync2     synccheck on smaller shapes of each family
+#   GROUPS_=mid       the 1024-row layers at 128-512 tokens (64x64 swapped tiles) and 384 tokens
+#   GROUPS_=fit1      the 1-CTA fitted tiles above 128 rows (LADDER_TUNE fitcl=1), checked and timed
+#   GROUPS_=odd/odd2  the 1-CTA 128x224 rule at 3 or 5 row blocks, checked and against the families it replaced
+#   GROUPS_=narrow128 (prepared, not run: the rule was reverted in 0123fd0) 64x64 tiles at 65-128 tokens on 1024-row layers
+#   GROUPS_=post2     small-M's split-1 shapes with post=2 (cluster barriers) against the CTA barrier
 #   GROUPS_=race1     racecheck on small-M's split-1 reduce: post=1 (CTA barrier), 0 and 2 (cluster barriers)
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
