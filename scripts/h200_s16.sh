@@ -69,15 +69,7 @@ for g in ${GROUPS_:-tests}; do
         echo "post=$post: $(grep -E 'RACECHECK SUMMARY|passed' "$L/race1-post$post.log" | tr '\n' ' ')"
       done ;;
     final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
-      for su in sweep decode standard fewtile; do
-        T 100 "$B/ladder" check --steps best --suite $su --seeds 2 > "$L/check-$su.log" 2>&1; echo "check $su: $(tail -1 "$L/check-$su.log")"
-      done
-      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
-      O="--target-ms ${TMS:-60} --warmup-ms 30"
-      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
-      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
-      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
-      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+      check_suites; bench_suites ${TMS:-60} ;;
     model)
       T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
       tail -30 "$L/llama-model.log" ;;

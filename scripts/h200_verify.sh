@@ -50,11 +50,7 @@ for s in ${SECTIONS:-verify bench}; do
       T 100 "$B/ladder" bench --steps h03-h13,best --suite bench $O --csv "$OUT/bench-ladder.csv" > "$L/bench-ladder.log" 2>&1
       tail -16 "$L/bench-ladder.log" | cut -c1-100 ;;
     bench-s6)  # bench without the ladder suite (its steps did not change)
-      O="--target-ms ${TMS:-100} --warmup-ms 30"
-      T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
-      T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
-      T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
-      tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+      bench_suites ${TMS:-100} ;;
     torch)
       T 200 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -22 "$L/torch-bench.log"
       T 220 python3 scripts/llama_model.py --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1; tail -30 "$L/llama-model.log" ;;

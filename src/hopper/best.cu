@@ -302,11 +302,13 @@ Choice choose(const detail::Problem& p) {
   return c;
 }
 
+// Every kernel best runs is a programmatic dependent launch (h13's change, on every family), unless LADDER_TUNE pdl=0.
+bool pdl_on() { return detail::tuning().pdl != 0; }
+
 void run_aligned(const detail::Problem& p, cudaStream_t stream) {
   const Choice c = choose(p);
   const bool tma_store = cooperative::tma_storable(p);
-  // Every kernel best runs is a programmatic dependent launch (h13's change, on every family), unless pdl=0.
-  const bool pdl = detail::tuning().pdl != 0;
+  const bool pdl = pdl_on();
   auto needs = [&](bool ok, const char* why) {
     if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
   };
@@ -367,7 +369,7 @@ std::string describe(const detail::Problem& p) {
   if (c.kernel == Kernel::small_m) {
     detail::Problem q = p;
     q.K = (p.K + 7) / 8 * 8;
-    what = small_m::describe(q, detail::tuning().pdl != 0);
+    what = small_m::describe(q, pdl_on());
   } else {
     what = std::string(name_of(c.kernel));
     if (c.kernel == Kernel::coop_fit) {
@@ -377,7 +379,7 @@ std::string describe(const detail::Problem& p) {
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
     }
-    if (detail::tuning().pdl != 0) what += ", programmatic dependent launch";
+    if (pdl_on()) what += ", programmatic dependent launch";
   }
   return "best -> " + what + est;
 }
