@@ -84,7 +84,9 @@ std::string describe(const detail::Problem& p, bool pdl);
 // 64×8192×8192 36.7 against 37.0. Beyond 64 tokens, 128 rows × 128 tokens, several token tiles above 128 tokens
 // (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against 20.9 µs, 512×1024×8192 31.9 against
 // 24.1; dev/2026-12-01-s6-tok128/). `wg=1|2` forces one or two warpgroups at 33–64 tokens; `wg=1` above 64 tokens
-// asks for 64 × 64 tiles there too (slower at 128 tokens but on the 1024-row layers, 4-5 %: call1/).
+// asks for 64 × 64 tiles there too (slower at 128 tokens but on the 1024-row layers, 4-5 %: call1/); `wg=4` asks for
+// 256 weight rows × 128 tokens above 64 tokens (half the token bytes per weight byte of the 128-row tile; an
+// experiment of the seventeenth session, ignored at <= 64 tokens).
 inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const int wg = detail::tuning().consumers;
   consumers = 1;
@@ -93,11 +95,11 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
       n_tok = n;
       if (n == 64) {
         const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
-        consumers = wg != 0 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
+        consumers = wg == 1 || wg == 2 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
       }
       return;
     }
-  consumers = wg == 1 ? 1 : 2;
+  consumers = wg == 1 ? 1 : wg == 4 ? 4 : 2;
   n_tok = wg == 1 ? 64 : 128;
 }
 }  // namespace small_m

@@ -3,7 +3,8 @@
 //
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
-//                                           wg=<consumer warpgroups at 33-64 tokens; 1: 64-row tiles at any M>,
+//                                           wg=<consumer warpgroups at 33-64 tokens; 1: 64-row tiles at any M;
+//                                               4: 256-row tiles above 64 tokens>,
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,

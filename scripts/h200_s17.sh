@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The seventeenth session's device calls (docs/notes.md, "Seventeenth session").
+#   GROUPS_=tests     the full GPU suite (with SmallM.WideTileMatchesTheReferences)
+#   GROUPS_=wide      small-M's 256-row x 128-token tile (LADDER_TUNE wg=4): checked, then against the plan on the
+#                     decode suite's layers at 128, 256 and 512 tokens
+#   GROUPS_=torch     issue 12's MLP and GELU cases without torch.compile, at HEAD and with the ping-pong forced
+#   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
+# Build here (cmake --preset release && cmake --build --preset release), carry
+# build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+for g in ${GROUPS_:-tests}; do
+  echo "== $g $(date -u +%T)"
+  case $g in
+    tests)
+      T 240 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+    wide)
+      LADDER_TUNE=wg=4 T 100 "$B/ladder" check --steps h12 --seeds 2 \
+        --shapes 65x1000x520,128x4096x4096,300x2000x4104,512x1024x8192,97x28672x8192,200x777x2056 > "$L/check-wide.log" 2>&1
+      echo "check wg=4: $(tail -1 "$L/check-wide.log")"
+      ab wide "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672" shapes 128),$(LAYERS="4096x4096 1024x4096 14336x4096 8192x8192 1024x8192 28672x8192 4096x14336" shapes 256),$(LAYERS="4096x4096 1024x4096 1024x8192 28672x8192 14336x4096" shapes 512)" \
+        ";kernel=small_m,wg=4;kernel=small_m" ;;
+    torch)
+      T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -16 "$L/torch-nc.log" | cut -c1-160
+      LADDER_TUNE=kernel=pingpong T 100 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-nc-pp.json" > "$L/torch-nc-pp.log" 2>&1
+      tail -8 "$L/torch-nc-pp.log" | cut -c1-160 ;;
+    final)
+      check_suites; bench_suites ${TMS:-60} ;;
+    model)
+      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
+      tail -30 "$L/llama-model.log" ;;
+    *) echo "unknown group $g" ;;
+  esac
+done
+tar czf "$OUT/logs.tgz" -C "$OUT" logs
