@@ -3,6 +3,8 @@
 #   GROUPS_=tests     the full GPU suite (with SmallM.WideTileMatchesTheReferences)
 #   GROUPS_=wide      small-M's 256-row x 128-token tile (LADDER_TUNE wg=4): checked, then against the plan on the
 #                     decode suite's layers at 128, 256 and 512 tokens
+#   GROUPS_=narrow128 the 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule re-applied): checked on
+#                     partial token tiles, and against 128x128 (wg=2)
 #   GROUPS_=torch     issue 12's MLP and GELU cases without torch.compile, at HEAD and with the ping-pong forced
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -21,6 +23,11 @@ for g in ${GROUPS_:-tests}; do
       echo "check wg=4: $(tail -1 "$L/check-wide.log")"
       ab wide "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672" shapes 128),$(LAYERS="4096x4096 1024x4096 14336x4096 8192x8192 1024x8192 28672x8192 4096x14336" shapes 256),$(LAYERS="4096x4096 1024x4096 1024x8192 28672x8192 14336x4096" shapes 512)" \
         ";kernel=small_m,wg=4;kernel=small_m" ;;
+    narrow128)
+      T 100 "$B/ladder" check --steps best,h12 --seeds 2 \
+        --shapes 128x1024x4096,128x1024x8192,96x1000x4104,65x1024x1032,100x777x2056,128x1024x14336,127x1000x8200 > "$L/check-narrow128.log" 2>&1
+      echo "check narrow128: $(tail -1 "$L/check-narrow128.log")"
+      ab narrow128 "128x1024x4096,128x1024x8192,96x1024x4096,80x1024x8192,128x1024x14336" ";wg=2" ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -16 "$L/torch-nc.log" | cut -c1-160
       LADDER_TUNE=kernel=pingpong T 100 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-nc-pp.json" > "$L/torch-nc-pp.log" 2>&1

@@ -83,24 +83,26 @@ std::string describe(const detail::Problem& p, bool pdl);
 // against 35.0, 64×1024×8192 9.3 against 11.1; with 64 or more 128-row tiles, two: 64×14336×4096 34.0 against 36.1,
 // 64×8192×8192 36.7 against 37.0. Beyond 64 tokens, 128 rows × 128 tokens, several token tiles above 128 tokens
 // (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against 20.9 µs, 512×1024×8192 31.9 against
-// 24.1; dev/2026-12-01-s6-tok128/). `wg=1|2` forces one or two warpgroups at 33–64 tokens; `wg=1` above 64 tokens
-// asks for 64 × 64 tiles there too (slower at 128 tokens but on the 1024-row layers, 4-5 %: call1/); `wg=4` asks for
-// 256 weight rows × 128 tokens above 64 tokens (half the token bytes per weight byte of the 128-row tile; an
-// experiment of the seventeenth session, ignored at <= 64 tokens).
+// 24.1; dev/2026-12-01-s6-tok128/). At 65-128 tokens on a layer of at most 1/16 of the SMs in 128-row tiles (the
+// 1024-row layers: 8), 64 × 64 tiles too (two token tiles): 128×1024×4096 8.7 against 9.1-9.2 µs (cuBLAS 9.1),
+// 128×1024×8192 12.7 against 13.1-13.2 (11.8); slower above 128 tokens but at 256×1024×4096 (dev/2026-12-03-s16/
+// call2/mid1024-summary.txt; s14's call1/ had 8.8 against 9.2 and 12.6 against 13.3). `wg=1|2` forces one or two
+// warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too; `wg=4` asks for 256 weight
+// rows × 128 tokens above 64 tokens (half the token bytes per weight byte of the 128-row tile; the sixth session's
+// 256-row tile lost 5-11 %, before the fourteenth session's reduce: measured again in the seventeenth).
 inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const int wg = detail::tuning().consumers;
+  const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
   consumers = 1;
   for (int n : {8, 16, 32, 64})
     if (p.M <= n) {
       n_tok = n;
-      if (n == 64) {
-        const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
-        consumers = wg == 1 || wg == 2 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
-      }
+      if (n == 64) consumers = wg == 1 || wg == 2 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
       return;
     }
-  consumers = wg == 1 ? 1 : wg == 4 ? 4 : 2;
-  n_tok = wg == 1 ? 64 : 128;
+  const bool narrow = p.M <= 128 && 16 * tiles_128 <= detail::sm_count();
+  consumers = wg != 0 ? wg : narrow ? 1 : 2;
+  n_tok = consumers == 1 ? 64 : 128;
 }
 }  // namespace small_m
 
