@@ -6,6 +6,8 @@
 #   GROUPS_=narrow128 the 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule re-applied): checked on
 #                     partial token tiles, and against 128x128 (wg=2)
 #   GROUPS_=torch     issue 12's MLP and GELU cases without torch.compile, at HEAD and with the ping-pong forced
+#   GROUPS_=epincu    ncu source counters on the ping-pong's plain and bias copies at 2048x16384x4096 (the eleventh session's
+#                     `epilogue` group, never run): where the bias copy's extra ~4 k cycles a tile sit
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -32,6 +34,22 @@ for g in ${GROUPS_:-tests}; do
       T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -16 "$L/torch-nc.log" | cut -c1-160
       LADDER_TUNE=kernel=pingpong T 100 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-nc-pp.json" > "$L/torch-nc-pp.log" 2>&1
       tail -8 "$L/torch-nc-pp.log" | cut -c1-160 ;;
+    epincu)
+      mkdir -p "$L/e"
+      for act in none bias; do
+        PYTHONPATH=$PWD/python LADDER_TUNE=kernel=pingpong T 200 ncu --clock-control none --section SourceCounters \
+          --section WarpStateStats --section SpeedOfLight --import-source yes -k "regex:pingpong" --launch-skip 2 \
+          --launch-count 1 -f -o "$L/e/epi-$act" python3 -c "
+import torch, ladder
+x = torch.randn(2048, 4096, device='cuda', dtype=torch.float16); w = torch.randn(16384, 4096, device='cuda', dtype=torch.float16)
+b = torch.randn(16384, device='cuda', dtype=torch.float16)
+for _ in range(4): ladder.linear(x, w, b if '$act' == 'bias' else None)
+torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
+        ncu -i "$L/e/epi-$act.ncu-rep" --page source --csv --print-source sass > "$L/e/epi-$act-sass.csv" 2>&1
+        ncu -i "$L/e/epi-$act.ncu-rep" --page details --print-details all > "$L/e/epi-$act-details.txt" 2>&1
+        grep -E "Duration|Elapsed Cycles|Warp Cycles Per Issued" "$L/e/epi-$act-details.txt" | head -4 | sed "s/^/$act: /"
+        rm -f "$L/e/epi-$act.ncu-rep"
+      done ;;
     final)
       check_suites; bench_suites ${TMS:-60} ;;
     model)
