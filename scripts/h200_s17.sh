@@ -3,6 +3,7 @@
 #   GROUPS_=tests     the full GPU suite (with SmallM.WideTileMatchesTheReferences)
 #   GROUPS_=wide      small-M's 256-row x 128-token tile (LADDER_TUNE wg=4): checked, then against the plan on the
 #                     decode suite's layers at 128, 256 and 512 tokens
+#   GROUPS_=tiles     the tile families forced, on the 256- and 512-token rows below cuBLAS
 #   GROUPS_=narrow128 the 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule re-applied): checked on
 #                     partial token tiles, and against 128x128 (wg=2)
 #   GROUPS_=torch     issue 12's MLP and GELU cases without torch.compile, at HEAD and with the ping-pong forced
@@ -25,6 +26,9 @@ for g in ${GROUPS_:-tests}; do
       echo "check wg=4: $(tail -1 "$L/check-wide.log")"
       ab wide "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 128256x4096 8192x8192 1024x8192 28672x8192 8192x28672" shapes 128),$(LAYERS="4096x4096 1024x4096 14336x4096 8192x8192 1024x8192 28672x8192 4096x14336" shapes 256),$(LAYERS="4096x4096 1024x4096 1024x8192 28672x8192 14336x4096" shapes 512)" \
         ";kernel=small_m,wg=4;kernel=small_m" ;;
+    tiles)  # the tile families against each other on the 256- and 512-token rows below cuBLAS
+      ab tiles "256x8192x8192,256x28672x8192,256x14336x4096,256x128256x4096,512x28672x8192,512x8192x28672,512x14336x4096,512x4096x14336,512x8192x8192" \
+        ";kernel=coop;kernel=pingpong;kernel=coop_fit;kernel=coop192" ;;
     narrow128)
       T 100 "$B/ladder" check --steps best,h12 --seeds 2 \
         --shapes 128x1024x4096,128x1024x8192,96x1000x4104,65x1024x1032,100x777x2056,128x1024x14336,127x1000x8200 > "$L/check-narrow128.log" 2>&1
