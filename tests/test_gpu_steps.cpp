@@ -192,27 +192,6 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
   detail::set_tuning(saved);
 }
 
-// The small-M kernel's 256-row tile (four consumers, LADDER_TUNE wg=4): checked (poisoned D, cuBLAS and CPU
-// references, a bit-identical rerun) with partial weight and token tiles, several token tiles, and a split of 1, 3
-// and the plan's.
-TEST(SmallM, WideTileMatchesTheReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h12 " << why;
-  const detail::Tuning saved = detail::tuning();
-  for (int split : {0, 1, 3}) {
-    detail::Tuning t = saved;
-    t.consumers = 4;
-    t.split = split;
-    detail::set_tuning(t);
-    for (const auto& [M, N, K] : std::vector<std::array<int64_t, 3>>{{65, 1000, 520}, {128, 4096, 1032}, {300, 2000, 4104}, {77, 264, 64}}) {
-      const harness::CheckResult r = harness::check_step("h12", M, N, K, 24);
-      EXPECT_EQ(r.status, harness::Status::pass) << "wg=4 split " << split << " " << M << "x" << N << "x" << K << ": " << r.reason;
-    }
-  }
-  detail::set_tuning(saved);
-}
-
 // best's tiles fitted to the waves (coop_fit): every compiled width and cluster, checked (poisoned D, cuBLAS and
 // CPU references, a bit-identical rerun) on shapes with partial tiles in every dimension, and a width that is not
 // compiled for the problem's cluster refused before launch.

@@ -87,9 +87,11 @@ std::string describe(const detail::Problem& p, bool pdl);
 // 1024-row layers: 8), 64 × 64 tiles too (two token tiles): 128×1024×4096 8.7 against 9.1-9.2 µs (cuBLAS 9.1),
 // 128×1024×8192 12.7 against 13.1-13.2 (11.8); slower above 128 tokens but at 256×1024×4096 (dev/2026-12-03-s16/
 // call2/mid1024-summary.txt; s14's call1/ had 8.8 against 9.2 and 12.6 against 13.3). `wg=1|2` forces one or two
-// warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too; `wg=4` asks for 256 weight
-// rows × 128 tokens above 64 tokens (half the token bytes per weight byte of the 128-row tile; the sixth session's
-// 256-row tile lost 5-11 %, before the fourteenth session's reduce: measured again in the seventeenth).
+// warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too. Checked on partial token
+// tiles and measured again 2026-12-03 (dev/2026-12-03-s17/call1/narrow128-summary.txt): 8.7-8.8 against 9.2 µs,
+// 12.6 against 13.1-13.2, 80×1024×8192 11.4 against 12.1-12.3, 128×1024×14336 17.4-17.5 against 18.7. A 256-row tile
+// (four consumers) lost again after the fourteenth session's reduce (s17 call1/wide-summary.txt: 19.2 against 16.3
+// µs at 128×4096×4096, 47.0 against 41.4 at 128×8192×8192; a tie at 128×128256×4096): not kept.
 inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const int wg = detail::tuning().consumers;
   const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
@@ -97,7 +99,7 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   for (int n : {8, 16, 32, 64})
     if (p.M <= n) {
       n_tok = n;
-      if (n == 64) consumers = wg == 1 || wg == 2 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
+      if (n == 64) consumers = wg != 0 ? wg : 4 * tiles_128 < detail::sm_count() ? 1 : 2;
       return;
     }
   const bool narrow = p.M <= 128 && 16 * tiles_128 <= detail::sm_count();

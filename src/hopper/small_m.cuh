@@ -313,9 +313,7 @@ void dispatch(const detail::Problem& p, F&& f) {
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
-      default:
-        if (consumers == 4) return f.template operator()<Config<T, 4, 128>>();
-        return f.template operator()<Config<T, 2, 128>>();
+      default: return f.template operator()<Config<T, 2, 128>>();
     }
   };
   if (p.ab == DType::bf16) return by_tokens.template operator()<__nv_bfloat16>();
@@ -406,7 +404,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   if (tune.ctas_per_sm > 0) {
     size_for(tune.ctas_per_sm);
   } else if (Cfg::N_TOK == 128) {
-    size_for(Cfg::CONSUMERS == 2 && 4 * pl.tiles >= 3 * sms ? 2 : 1);  // 256 rows: a 48 KB stage, one CTA an SM
+    size_for(4 * pl.tiles >= 3 * sms ? 2 : 1);
     // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
     // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs; split 4 at one does not fit at once: 28 µs;
     // dev/2026-12-01-s5-grid/). Measured (dev/2026-12-01-s6-rebalance/): 128×4096×4096 split 2, 64 CTAs 21.6 µs

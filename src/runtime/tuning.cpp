@@ -53,8 +53,7 @@ Tuning parse_tuning(std::string_view spec) {
     } else if (key == "stages") {
       t.stages = parse_int(spec, value, 2, 32);
     } else if (key == "wg") {
-      t.consumers = parse_int(spec, value, 1, 4);
-      if (t.consumers == 3) bad(spec, "wg is 1, 2 or 4");
+      t.consumers = parse_int(spec, value, 1, 2);
     } else if (key == "width") {
       t.width = parse_int(spec, value, 16, 256);
       if (t.width % 16 != 0) bad(spec, "width is a multiple of 16");
