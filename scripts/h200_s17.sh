@@ -7,6 +7,9 @@
 #   GROUPS_=narrow128 the 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule re-applied): checked on
 #                     partial token tiles, and against 128x128 (wg=2)
 #   GROUPS_=torch     issue 12's MLP and GELU cases without torch.compile, at HEAD and with the ping-pong forced
+#   GROUPS_=fit2      the 2-CTA fitted tile at two full waves up to 512 rows (41bc048's rule): checked, and against the
+#                     cooperative kernel and the ping-pong, on the suite's rows it changes and on shapes outside it
+#   GROUPS_=torchfull issue 12's benchmark with torch.compile (its JSON and CSV come back in $OUT)
 #   GROUPS_=epincu    ncu source counters on the ping-pong's plain and bias copies at 2048x16384x4096 (the eleventh session's
 #                     `epilogue` group, never run): where the bias copy's extra ~4 k cycles a tile sit
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
@@ -38,6 +41,14 @@ for g in ${GROUPS_:-tests}; do
       T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -16 "$L/torch-nc.log" | cut -c1-160
       LADDER_TUNE=kernel=pingpong T 100 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-nc-pp.json" > "$L/torch-nc-pp.log" 2>&1
       tail -8 "$L/torch-nc-pp.log" | cut -c1-160 ;;
+    fit2)
+      T 100 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 256x28672x8192,512x14336x4096,200x28672x8192,448x14336x4096,256x20480x4096,500x14336x4104 > "$L/check-fit2.log" 2>&1
+      echo "check fit2: $(tail -1 "$L/check-fit2.log")"
+      ab fit2 "256x28672x8192,512x14336x4096,200x28672x8192,448x14336x4096,256x20480x4096,256x14336x8192,512x14336x8192,480x28672x4096" \
+        ";kernel=coop;kernel=pingpong" ;;
+    torchfull)
+      T 300 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" | cut -c1-170 ;;
     epincu)
       mkdir -p "$L/e"
       for act in none bias; do
