@@ -7,6 +7,7 @@ x rotated over >= 2.5x L2) of:
   torch_gelu    F.gelu(F.linear(x, W, b))           (torch eager: cuBLAS + a GELU pass)
   plain         ladder.linear(x, W)                 alpha        ladder.linear(x, W, alpha=0.5)  (epilogue code, no loads)
   bias          ladder.linear(x, W, b)              relu / gelu_tanh / gelu / silu: bias + the activation
+  bias_a, gelu_tanh_a   bias / gelu_tanh with alpha=0.5 (the multiply that alpha = 1 skips)
   residual      ladder.linear(x, W, residual=r)     gelu_res     bias + GELU (erf) + residual
   swiglu        ladder.swiglu(x, W) (W = [gate; up], N/2 outputs)  torch_swiglu  F.silu(x@Wg.T) * (x@Wu.T)
 Each ladder output is first checked against the fp32 reference (NaN-poisoned output; normwise error). The kernel
@@ -61,6 +62,8 @@ def main(argv=None) -> int:
                     "bias": lambda x, r: dict(bias=b),
                     "relu": lambda x, r: dict(bias=b, activation="relu"),
                     "gelu_tanh": lambda x, r: dict(bias=b, activation="gelu_tanh"),
+                    "bias_a": lambda x, r: dict(bias=b, alpha=0.5),
+                    "gelu_tanh_a": lambda x, r: dict(bias=b, activation="gelu_tanh", alpha=0.5),
                     "gelu": lambda x, r: dict(bias=b, activation="gelu"),
                     "silu": lambda x, r: dict(bias=b, activation="silu"),
                     "residual": lambda x, r: dict(residual=r),

@@ -10,6 +10,9 @@
 #   GROUPS_=fit2      the 2-CTA fitted tile at two full waves up to 512 rows (41bc048's rule): checked, and against the
 #                     cooperative kernel and the ping-pong, on the suite's rows it changes and on shapes outside it
 #   GROUPS_=torchfull issue 12's benchmark with torch.compile (its JSON and CSV come back in $OUT)
+#   GROUPS_=alpha     alpha = 1 skips the epilogue's multiply: each epilogue's cost with alpha 1 and 0.5 in one process
+#                     (scripts/epilogue_cost.py, the cooperative kernel and the ping-pong), the fused-epilogue checks
+#                     (v2/torch, pytest), and issue 12's cases without torch.compile
 #   GROUPS_=epincu    ncu source counters on the ping-pong's plain and bias copies at 2048x16384x4096 (the eleventh session's
 #                     `epilogue` group, never run): where the bias copy's extra ~4 k cycles a tile sit
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
@@ -49,6 +52,15 @@ for g in ${GROUPS_:-tests}; do
         ";kernel=coop;kernel=pingpong" ;;
     torchfull)
       T 300 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" | cut -c1-170 ;;
+    alpha)
+      T 150 python3 scripts/check_v2_torch.py --csv "$L/v2.csv" > "$L/v2.log" 2>&1; tail -2 "$L/v2.log"
+      T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log"
+      for fam in "" kernel=pingpong; do
+        LADDER_TUNE=$fam T 150 python3 scripts/epilogue_cost.py --shapes 2048x16384x4096 --dtypes float16 \
+          --impls cublas,torch_gelu,plain,bias,bias_a,gelu_tanh,gelu_tanh_a --out "$L/epi-alpha-${fam:-auto}.csv" > "$L/epi-alpha-${fam:-auto}.log" 2>&1
+        tail -9 "$L/epi-alpha-${fam:-auto}.log" | cut -c1-150
+      done
+      T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -15 "$L/torch-nc.log" | cut -c1-130 ;;
     epincu)
       mkdir -p "$L/e"
       for act in none bias; do
