@@ -13,6 +13,7 @@
 #   GROUPS_=alpha     alpha = 1 skips the epilogue's multiply: each epilogue's cost with alpha 1 and 0.5 in one process
 #                     (scripts/epilogue_cost.py, the cooperative kernel and the ping-pong), the fused-epilogue checks
 #                     (v2/torch, pytest), and issue 12's cases without torch.compile
+#   GROUPS_=split     small-M's K split forced, on its rows below cuBLAS at 128-512 tokens
 #   GROUPS_=epincu    ncu source counters on the ping-pong's plain and bias copies at 2048x16384x4096 (the eleventh session's
 #                     `epilogue` group, never run): where the bias copy's extra ~4 k cycles a tile sit
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
@@ -61,6 +62,9 @@ for g in ${GROUPS_:-tests}; do
         tail -9 "$L/epi-alpha-${fam:-auto}.log" | cut -c1-150
       done
       T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc.json" > "$L/torch-nc.log" 2>&1; tail -15 "$L/torch-nc.log" | cut -c1-130 ;;
+    split)
+      ab split "128x4096x4096,128x4096x14336,128x8192x8192,128x1024x8192,256x4096x4096,256x1024x8192,512x1024x4096,512x1024x8192" \
+        ";split=2;split=3;split=4;split=6;split=8" ;;
     epincu)
       mkdir -p "$L/e"
       for act in none bias; do
