@@ -84,14 +84,12 @@ std::string describe(const detail::Problem& p, bool pdl);
 // 64×8192×8192 36.7 against 37.0. Beyond 64 tokens, 128 rows × 128 tokens, several token tiles above 128 tokens
 // (a 256-token tile was slower wherever it ran: 384×1024×8192 31.9 against 20.9 µs, 512×1024×8192 31.9 against
 // 24.1; dev/2026-12-01-s6-tok128/). At 65-128 tokens on a layer of at most 1/16 of the SMs in 128-row tiles (the
-// 1024-row layers: 8), 64 × 64 tiles too (two token tiles): 128×1024×4096 8.7 against 9.1-9.2 µs (cuBLAS 9.1),
-// 128×1024×8192 12.7 against 13.1-13.2 (11.8); slower above 128 tokens but at 256×1024×4096 (dev/2026-12-03-s16/
-// call2/mid1024-summary.txt; s14's call1/ had 8.8 against 9.2 and 12.6 against 13.3). `wg=1|2` forces one or two
-// warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too. Checked on partial token
-// tiles and measured again 2026-12-03 (dev/2026-12-03-s17/call1/narrow128-summary.txt): 8.7-8.8 against 9.2 µs,
-// 12.6 against 13.1-13.2, 80×1024×8192 11.4 against 12.1-12.3, 128×1024×14336 17.4-17.5 against 18.7. A 256-row tile
-// (four consumers) lost again after the fourteenth session's reduce (s17 call1/wide-summary.txt: 19.2 against 16.3
-// µs at 128×4096×4096, 47.0 against 41.4 at 128×8192×8192; a tie at 128×128256×4096): not kept.
+// 1024-row layers: 8), 64 × 64 tiles too (two token tiles). Measured 2026-12-03 against the 128×128 tile
+// (dev/2026-12-03-s17/call1/narrow128-summary.txt, interleaved): 128×1024×4096 8.7-8.8 against 9.2 µs, 128×1024×8192
+// 12.6 against 13.1-13.2, 80×1024×8192 11.4 against 12.1-12.3, 128×1024×14336 17.4-17.5 against 18.7 (s16's call2/
+// and s14's call1/ agree); above 128 tokens slower but at 256×1024×4096. A 256-row tile (four consumers) lost on 20
+// of 21 rows (s17 call1/wide-summary.txt: 19.2 against 16.3 µs at 128×4096×4096; a tie at 128×128256×4096): not kept.
+// `wg=1|2` forces one or two warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too.
 inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const int wg = detail::tuning().consumers;
   const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
