@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The seventeenth session's device calls (docs/notes.md, "Seventeenth session").
 #   GROUPS_=tests     the full GPU suite (with SmallM.WideTileMatchesTheReferences)
-#   GROUPS_=wide      small-M's 256-row x 128-token tile (LADDER_TUNE wg=4): checked, then against the plan on the
-#                     decode suite's layers at 128, 256 and 512 tokens
+#   GROUPS_=wide      small-M's 256-row x 128-token tile (LADDER_TUNE wg=4, 77f9540 only: it lost and was removed in
+#                     41bc048, where wg=4 is refused): checked, then against the plan at 128, 256 and 512 tokens
 #   GROUPS_=tiles     the tile families forced, on the 256- and 512-token rows below cuBLAS
 #   GROUPS_=narrow128 the 64x64 tiles at 65-128 tokens on the 1024-row layers (the rule re-applied): checked on
 #                     partial token tiles, and against 128x128 (wg=2)
