@@ -14,6 +14,8 @@
 #                     (scripts/epilogue_cost.py, the cooperative kernel and the ping-pong), the fused-epilogue checks
 #                     (v2/torch, pytest), and issue 12's cases without torch.compile
 #   GROUPS_=split     small-M's K split forced, on its rows below cuBLAS at 128-512 tokens
+#   GROUPS_=more      the tile rows still below cuBLAS at 256-512 tokens and two shapes off the suites: the 1-CTA fitted
+#                     tile, the cooperative kernel with and without stream-K
 #   GROUPS_=epincu    ncu source counters on the ping-pong's plain and bias copies at 2048x16384x4096 (the eleventh session's
 #                     `epilogue` group, never run): where the bias copy's extra ~4 k cycles a tile sit
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
@@ -65,6 +67,9 @@ for g in ${GROUPS_:-tests}; do
     split)
       ab split "128x4096x4096,128x4096x14336,128x8192x8192,128x1024x8192,256x4096x4096,256x1024x8192,512x1024x4096,512x1024x8192" \
         ";split=2;split=3;split=4;split=6;split=8" ;;
+    more)
+      ab more "512x28672x8192,512x8192x28672,256x8192x8192,256x128256x4096,200x28672x8192,256x20480x4096,512x4096x14336" \
+        ";kernel=coop_fit,fitcl=1;kernel=coop;kernel=coop_dp" ;;
     epincu)
       mkdir -p "$L/e"
       for act in none bias; do
