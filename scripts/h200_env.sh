@@ -50,3 +50,32 @@ bench_suites() {
   T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
   tail -7 "$L/bench-fewtile.log" | cut -c1-110
 }
+# The full GPU test suite under a timeout of $1 s (default 240): its PASSED/FAILED lines.
+gpu_tests() {
+  T "${1:-240}" "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12
+}
+# The Llama-architecture model through ladder (scripts/llama_model.py, parts $PARTS): its JSON and CSV in $OUT.
+llama_model() {
+  T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
+  tail -30 "$L/llama-model.log"
+}
+# ncu_pingpong_epilogue <dir>: ncu source counters on the ping-pong's plain and bias copies at 2048×16384×4096 fp16
+# (LADDER_TUNE kernel=pingpong, the third launch): per-SASS stall samples (<dir>/epi-{none,bias}-sass.csv) and details.
+ncu_pingpong_epilogue() {
+  local d=$1 act
+  mkdir -p "$d"
+  for act in none bias; do
+    PYTHONPATH=$PWD/python LADDER_TUNE=kernel=pingpong T 200 ncu --clock-control none --section SourceCounters \
+      --section WarpStateStats --section SpeedOfLight --import-source yes -k "regex:pingpong" --launch-skip 2 \
+      --launch-count 1 -f -o "$d/epi-$act" python3 -c "
+import torch, ladder
+x = torch.randn(2048, 4096, device='cuda', dtype=torch.float16); w = torch.randn(16384, 4096, device='cuda', dtype=torch.float16)
+b = torch.randn(16384, device='cuda', dtype=torch.float16)
+for _ in range(4): ladder.linear(x, w, b if '$act' == 'bias' else None)
+torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
+    ncu -i "$d/epi-$act.ncu-rep" --page source --csv --print-source sass > "$d/epi-$act-sass.csv" 2>&1
+    ncu -i "$d/epi-$act.ncu-rep" --page details --print-details all > "$d/epi-$act-details.txt" 2>&1
+    grep -E "Duration|Elapsed Cycles|Warp Cycles Per Issued" "$d/epi-$act-details.txt" | head -4 | sed "s/^/$act: /"
+    rm -f "$d/epi-$act.ncu-rep"
+  done
+}

@@ -113,21 +113,7 @@ $n,S=8,split=16,cluster=1;$n,S=4,split=16,cluster=1;$n,S=6,split=16,cluster=1;$n
       # The SASS of the bias copy converts each bias value right after its LDG, before the turn wait (cuobjdump of
       # pingpong.cu.o, 2026-12-01): if a consumer reaches its turn late, that latency is on the tensor core's path.
       # Source counters say where the stall samples fall, instruction by instruction (none against bias).
-      mkdir -p "$OUT/e"
-      for act in none bias; do
-        PYTHONPATH=$PWD/python LADDER_TUNE=kernel=pingpong T 200 ncu --clock-control none --section SourceCounters \
-          --section WarpStateStats --section SpeedOfLight --import-source yes -k "regex:pingpong" --launch-skip 2 \
-          --launch-count 1 -f -o "$OUT/e/epi-$act" python3 -c "
-import torch, ladder
-x = torch.randn(2048, 4096, device='cuda', dtype=torch.float16); w = torch.randn(16384, 4096, device='cuda', dtype=torch.float16)
-b = torch.randn(16384, device='cuda', dtype=torch.float16)
-for _ in range(4): ladder.linear(x, w, b if '$act' == 'bias' else None)
-torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
-        ncu -i "$OUT/e/epi-$act.ncu-rep" --page source --csv --print-source sass > "$OUT/e/epi-$act-sass.csv" 2>&1
-        ncu -i "$OUT/e/epi-$act.ncu-rep" --page details --print-details all > "$OUT/e/epi-$act-details.txt" 2>&1
-        grep -E "Duration|Elapsed Cycles|Warp Cycles Per Issued" "$OUT/e/epi-$act-details.txt" | head -4 | sed "s/^/$act: /"
-        rm -f "$OUT/e/epi-$act.ncu-rep"
-      done
+      ncu_pingpong_epilogue "$OUT/e"
       tar czf "$OUT/epilogue.tgz" -C "$OUT" e && rm -rf "$OUT/e" ;;
   esac
 done

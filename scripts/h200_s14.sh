@@ -24,7 +24,7 @@ for g in ${GROUPS_:-aaa tests}; do
         --tune ";;" --target-ms 30 --warmup-ms 10 --csv "$L/csv/aaa.csv" > "$L/aaa.log" 2>&1
       summary "$L/csv/aaa.csv" | tee "$L/aaa-summary.txt" ;;
     tests)
-      T 200 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+      gpu_tests 200 ;;
     rebench)
       O="--target-ms ${TMS:-60} --warmup-ms 30"
       T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
@@ -63,8 +63,7 @@ for g in ${GROUPS_:-aaa tests}; do
       T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
     model)  # the Llama-architecture model through ladder: prefill, graph-replayed decode, bf16 logits
-      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
-      tail -30 "$L/llama-model.log" ;;
+      llama_model ;;
     sanitize)  # compute-sanitizer on the small-M reduce: split 1 (CTA barriers) and 2-8 (cluster barriers)
       for tool in memcheck racecheck synccheck; do
         T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \

@@ -20,7 +20,7 @@ for g in ${GROUPS_:-tests}; do
   echo "== $g $(date -u +%T)"
   case $g in
     tests)
-      T 200 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+      gpu_tests 200 ;;
     sanitize)  # split 1 (CTA barriers) and 2-8 (cluster barriers)
       for tool in memcheck racecheck synccheck; do
         T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
@@ -80,8 +80,7 @@ for g in ${GROUPS_:-tests}; do
     final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
       check_suites; bench_suites ${TMS:-60} ;;
     model)
-      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
-      tail -30 "$L/llama-model.log" ;;
+      llama_model ;;
   esac
 done
 tar czf "$OUT/logs.tgz" -C "$OUT" logs

@@ -21,7 +21,7 @@ for g in ${GROUPS_:-tests}; do
   echo "== $g $(date -u +%T)"
   case $g in
     tests)
-      T 240 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+      gpu_tests 240 ;;
     pdlab)
       ab pdl "128x14336x4096,256x14336x4096,256x8192x8192,256x28672x8192,512x4096x4096,512x14336x4096,512x4096x14336,512x8192x8192,512x8192x28672,1536x1536x4096,2560x2560x2560,2048x2048x2048,1024x1024x1024,3000x5000x2000,4096x4096x4096,384x4096x4096,1x4096x4096,16x14336x4096,256x4096x4096,512x1024x4096,128x4096x4096" \
         ";pdl=0" ;;
@@ -71,8 +71,7 @@ for g in ${GROUPS_:-tests}; do
     final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
       check_suites; bench_suites ${TMS:-60} ;;
     model)
-      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
-      tail -30 "$L/llama-model.log" ;;
+      llama_model ;;
     *) echo "unknown group $g" ;;
   esac
 done

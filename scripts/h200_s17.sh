@@ -28,7 +28,7 @@ for g in ${GROUPS_:-tests}; do
   echo "== $g $(date -u +%T)"
   case $g in
     tests)
-      T 240 "$B/tests/ladder_tests" > "$L/tests.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests.log" | head -12 ;;
+      gpu_tests 240 ;;
     wide)
       LADDER_TUNE=wg=4 T 100 "$B/ladder" check --steps h12 --seeds 2 \
         --shapes 65x1000x520,128x4096x4096,300x2000x4104,512x1024x8192,97x28672x8192,200x777x2056 > "$L/check-wide.log" 2>&1
@@ -71,26 +71,11 @@ for g in ${GROUPS_:-tests}; do
       ab more "512x28672x8192,512x8192x28672,256x8192x8192,256x128256x4096,200x28672x8192,256x20480x4096,512x4096x14336" \
         ";kernel=coop_fit,fitcl=1;kernel=coop;kernel=coop_dp" ;;
     epincu)
-      mkdir -p "$L/e"
-      for act in none bias; do
-        PYTHONPATH=$PWD/python LADDER_TUNE=kernel=pingpong T 200 ncu --clock-control none --section SourceCounters \
-          --section WarpStateStats --section SpeedOfLight --import-source yes -k "regex:pingpong" --launch-skip 2 \
-          --launch-count 1 -f -o "$L/e/epi-$act" python3 -c "
-import torch, ladder
-x = torch.randn(2048, 4096, device='cuda', dtype=torch.float16); w = torch.randn(16384, 4096, device='cuda', dtype=torch.float16)
-b = torch.randn(16384, device='cuda', dtype=torch.float16)
-for _ in range(4): ladder.linear(x, w, b if '$act' == 'bias' else None)
-torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
-        ncu -i "$L/e/epi-$act.ncu-rep" --page source --csv --print-source sass > "$L/e/epi-$act-sass.csv" 2>&1
-        ncu -i "$L/e/epi-$act.ncu-rep" --page details --print-details all > "$L/e/epi-$act-details.txt" 2>&1
-        grep -E "Duration|Elapsed Cycles|Warp Cycles Per Issued" "$L/e/epi-$act-details.txt" | head -4 | sed "s/^/$act: /"
-        rm -f "$L/e/epi-$act.ncu-rep"
-      done ;;
+      ncu_pingpong_epilogue "$L/e" ;;
     final)
       check_suites; bench_suites ${TMS:-60} ;;
     model)
-      T 300 python3 scripts/llama_model.py --parts ${PARTS:-fp16,bf16} --out "$OUT/llama-model.json" > "$L/llama-model.log" 2>&1
-      tail -30 "$L/llama-model.log" ;;
+      llama_model ;;
     *) echo "unknown group $g" ;;
   esac
 done
