@@ -335,6 +335,44 @@ TEST(Device, OtherArchitectureIsRefused) {
   EXPECT_NE(std::string(ladder_last_error()).find("needs a"), std::string::npos) << ladder_last_error();
 }
 
+// best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
+// edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
+// after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows
+// the 1-CTA tile and, with fewer tiles than SMs, the split. Unforced, best takes it at 65-128 tokens with a wave of
+// its tiles and at 5 blocks of 128 rows with 9/10 of one (on the H200's 132 SMs).
+TEST(StreamK, OneCtaTileMatchesReferences) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  const detail::Tuning saved = detail::tuning();
+  struct Case {
+    int64_t M, N, K;
+    bool forced, split;  // forced: LADDER_TUNE kernel=coop1; split: a stream-K split is expected (132 SMs)
+  };
+  const std::vector<Case> cases = {{50, 1000, 1032, true, true},   {200, 1000, 6000, true, true},
+                                   {640, 2056, 2048, true, true},  {1000, 4096, 1024, true, true},
+                                   {2000, 4096, 520, true, false}, {100, 34000, 1024, false, false},
+                                   {600, 6144, 1032, false, false}};
+  for (const Case& c : cases) {
+    detail::Tuning t = saved;
+    t.trace = true;
+    if (c.forced) t.kernel = "coop1";
+    detail::set_tuning(t);
+    ::testing::internal::CaptureStderr();
+    const harness::CheckResult r = harness::check_step("best", c.M, c.N, c.K, 17);
+    const std::string trace = ::testing::internal::GetCapturedStderr();
+    detail::set_tuning(saved);
+    EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
+    EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K;
+    if (c.forced || dev.sms == 132) EXPECT_NE(trace.find("cooperative 128x256 cluster 1"), std::string::npos) << trace;
+    if (c.split && dev.sms == 132) {
+      const size_t at = trace.find("stream-K tiles ");
+      ASSERT_NE(at, std::string::npos) << trace;
+      EXPECT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
+    }
+  }
+}
+
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {
@@ -405,7 +443,7 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
   const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"pingpong", 512, 2048},
                                          {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
                                          {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
-                                         {"coop_fit", 128, 1536}};
+                                         {"coop_fit", 128, 1536},  {"coop1", 640, 4096},      {"coop1", 100, 2048}};
   constexpr int kLinks = 6;
   for (const ChainCase& c : chains) {
     const int64_t M = c.M, K = c.K, N = K;

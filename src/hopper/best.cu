@@ -14,6 +14,8 @@
 //     or two at up to 512 rows (256×28672×8192: 128×224);
 //     at 257-384 and 513-640 rows (3 or 5 blocks of 128), its 1-CTA 128×224 tile where its waves are ≥ 80 % full,
 //     as the 2-CTA kernels would leave half a cluster row empty;
+//   • the cooperative 128×256 tile with one CTA a cluster and stream-K (coop1) at 65-128 tokens with at least a wave of
+//     its tiles, and at 513-640 rows (5 blocks of 128) with at least 9/10 of one (measured, not modelled: see choose);
 // and every kernel is a programmatic dependent launch (h13's change): its prologue overlaps the previous
 // kernel's tail (1-2 µs a GEMM back to back; LADDER_TUNE pdl=0 turns it off).
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
@@ -42,19 +44,20 @@ namespace {
 
 constexpr char kStepId[] = "best";
 
-enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs, coop_fit };
+enum class Kernel { small_m, pingpong, pingpong_narrow, coop, coop_dp, coop192, coop_regs, coop_fit, coop1 };
 struct KernelName {
   Kernel k;
   const char* name;
 };
-constexpr std::array<KernelName, 8> kKernels = {{{Kernel::small_m, "small_m"},
+constexpr std::array<KernelName, 9> kKernels = {{{Kernel::small_m, "small_m"},
                                                  {Kernel::pingpong, "pingpong"},
                                                  {Kernel::pingpong_narrow, "pingpong_narrow"},
                                                  {Kernel::coop, "coop"},
                                                  {Kernel::coop_dp, "coop_dp"},
                                                  {Kernel::coop192, "coop192"},
                                                  {Kernel::coop_regs, "coop_regs"},
-                                                 {Kernel::coop_fit, "coop_fit"}}};
+                                                 {Kernel::coop_fit, "coop_fit"},
+                                                 {Kernel::coop1, "coop1"}}};
 
 const char* name_of(Kernel k) {
   for (const KernelName& n : kKernels)
@@ -295,6 +298,23 @@ Choice choose(const detail::Problem& p) {
       if (odd.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
     }
   }
+  // The 1-CTA 128×256 cooperative tile with stream-K (coop1): 128-row tiles and a worker on every SM, but each CTA
+  // reads its own B (no multicast), 1.5× the L2 reads a FLOP of the 2-CTA tile, and a stream-K piece that starts
+  // mid-tile reads B out of step with the other rows' tiles (B from DRAM once a tile row where B outgrows the L2).
+  // So it is taken only where the others waste more: one tile row of 65-128 tokens with at least a wave of tiles
+  // (small-M's 128-token tiles and the fitted tiles' partial waves), and 5 blocks of 128 rows (the 2-CTA kernels'
+  // empty half cluster row, a sixth of their work) with at least 9/10 of a wave. Measured 2026-12-03
+  // (dev/2026-12-03-s18/call2/, forced against auto, µs): 128×128256×4096 272.7 against 294.6 (cuBLAS 280.4),
+  // 96×37888×3584 84.8 against 107.0 (76.8), 640×13824×5120 144.2 against 188.4 (127.5), 640×6144×4096 50.3 against
+  // 68.0 (50.0), 640×37888×3584 256.2 against 286.8 (234.2); it lost with fewer tiles (640×3584×18944, 70 tiles:
+  // 252.6 against 186.4), at 3 blocks (384×13824×5120: 129.6 against 111.3, every tile split) and at 8-16 blocks
+  // (2048×5120×5120: 226.5 against 161.9).
+  {
+    const int64_t tiles_1 = blocks * ((p.out_cols() + 255) / 256);
+    const int sms = detail::sm_count();
+    const bool one_row = p.M > 64 && p.M <= 128 && tiles_1 >= sms, five = blocks == 5 && 10 * tiles_1 >= 9 * sms;
+    if (!forced_fit && !p.ep.swiglu && cooperative::tma_storable(p) && (one_row || five)) c.kernel = Kernel::coop1;
+  }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
     if (it == kKernels.end()) {
@@ -335,6 +355,9 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, pdl,
                                  kStepId);
+    case Kernel::coop1:
+      needs(tma_store, "needs a D that TMA can store");
+      return cooperative::launch(p, stream, cooperative::Tile::w256x1, /*stream_k=*/true, tma_store, pdl, kStepId);
     case Kernel::coop_fit:
       require_fit_tile(c.fit, p);
       return cooperative::launch_fit(p, stream, c.fit.tile, pdl, kStepId);
@@ -377,7 +400,9 @@ std::string describe(const detail::Problem& p) {
     what = small_m::describe(q, pdl_on());
   } else {
     what = std::string(name_of(c.kernel));
-    if (c.kernel == Kernel::coop_fit) {
+    if (c.kernel == Kernel::coop1) {
+      what += " 128x256 cluster 1, stream-K, TMA-store writeback";
+    } else if (c.kernel == Kernel::coop_fit) {
       require_fit_tile(c.fit, p);
       what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster) +
               ", register writeback";
@@ -395,8 +420,8 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, or a cooperative tile fitted to the waves (1 CTA a cluster at 65-128, 257-384 and 513-640 rows, 2 "
-    "above), each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded "
-    "workspace",
+    "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 65-128, 257-384 and 513-640 rows, 2 "
+    "above), or the 1-CTA 128x256 cooperative tile with stream-K (65-128 and 513-640 rows, a wave of tiles), each a "
+    "programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};

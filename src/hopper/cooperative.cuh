@@ -267,6 +267,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
 //                   STAGES  GROUP_M  EPI_COLS  TILE_N
 using Coop4 = Config<     4,       8,      128,    256>;  // 128×256, a 4-stage ring (h09, h11)
 using Coop192 = Config<   4,       8,      192,    192>;  // 128×192: better wave counts for some shapes (best)
+using Coop4x1 = Config<   4,       8,      128,    256,  1>;  // 128×256, one CTA a cluster (best)
 
 inline Epilogue epilogue_of(const detail::Problem& p) {
   return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
@@ -303,9 +304,9 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
   const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
   static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
-  if (Cfg::CLUSTER_M == 1 && stream_k)
-    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no stream-K for 1-CTA clusters");
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, stream_k_many_pieces(p)), nullptr, nullptr};
+  // One CTA a cluster: many pieces wherever there are fewer tiles than SMs (each CTA reads its own B).
+  const bool many = Cfg::CLUSTER_M == 1 || stream_k_many_pieces(p);
+  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, many), nullptr, nullptr};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
   const int workers = sk.sched.clusters, grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;

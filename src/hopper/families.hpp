@@ -40,7 +40,9 @@ inline CUtensorMapL2promotion tile_operand_promotion() {
 // Both consumers on one 128 × TILE_N tile, a 2×1 cluster multicasting B (h08's mainloop); h09's TMA-store
 // writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
 namespace cooperative {
-enum class Tile { w256, w192 };  // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts)
+// 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts); 128×256 with one CTA a cluster (best: no
+// empty half cluster row at 3, 5, … blocks of 128 rows, and twice the stream-K workers for few tiles)
+enum class Tile { w256, w192, w256x1 };
 // `pdl`: a programmatic dependent launch (h13's change, for best): the kernel's prologue overlaps the previous
 // kernel's tail; it waits for that kernel before touching memory.
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
@@ -59,6 +61,7 @@ void launch_fit(const detail::Problem& p, cudaStream_t stream, FitTile tile, boo
 // cluster tiles, where each B row is read by one cluster (512×3584×18944, two rows, ran 120 → 138 µs with them:
 // docs/results/dev/2026-12-01-s6-ab/).
 inline bool stream_k_many_pieces(const detail::Problem& p) { return p.M <= 256; }
+// The 1-CTA 128×256 tile (Tile::w256x1) cuts tiles into many pieces wherever it has fewer tiles than SMs.
 }  // namespace cooperative
 
 // The consumers own alternate tiles (h10).
