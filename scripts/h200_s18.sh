@@ -5,7 +5,7 @@
 #                      each tile family forced, one round (logs/offsuite-<M>-summary.txt, M in $MS); the small-M kernel up to 640
 #   GROUPS_=coop1      the 1-CTA 128x256 cooperative tile with stream-K, forced: checked, and against auto and the 2-CTA
 #                      cooperative kernel on the off-suite shapes ($MS) and the suites' 128-512-token rows and few-tile shapes
-#   GROUPS_=rule1      best's coop1 rule (0a...): GPU tests it touches, check, and A/B against the families it displaced
+#   GROUPS_=rule1      best's coop1 rule (ad302f1): GPU tests it touches, check, and A/B against the families it displaced
 #   GROUPS_=outdecode  scripts/shapes/outside-decode.txt (1-32 tokens) through best against cuBLAS
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
