@@ -6,6 +6,8 @@
 #   GROUPS_=coop1      the 1-CTA 128x256 cooperative tile with stream-K, forced: checked, and against auto and the 2-CTA
 #                      cooperative kernel on the off-suite shapes ($MS) and the suites' 128-512-token rows and few-tile shapes
 #   GROUPS_=rule1      best's coop1 rule (ad302f1): GPU tests it touches, check, and A/B against the families it displaced
+#   GROUPS_=offauto    the off-suite shapes through best alone
+#   GROUPS_=fit3k      the 2-CTA fitted tile forced at K = 3072-3584, 2 and 4 blocks of 128 rows, against auto
 #   GROUPS_=outdecode  scripts/shapes/outside-decode.txt (1-32 tokens) through best against cuBLAS
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -17,7 +19,7 @@ mkdir -p "$L/csv"
 # Phi-3-mini (3072: qkv 9216, gate+up 16384, down), a fused q/k/v of Llama-3-8B (6144x4096).
 OFF_LAYERS="3584x3584 512x3584 37888x3584 3584x18944 5120x5120 13824x5120 5120x13824 9216x3072 16384x3072 3072x8192 6144x4096"
 # Shapes coop1's rule takes (65-128 tokens with a wave of 1-CTA tiles; 5 blocks of 128 rows with 9/10 of one).
-RULE1="128x128256x4096,96x128256x4096,80x128256x4096,128x152064x3584,100x37888x3584,128x37888x3584,72x57344x8192,\
+RULE1="640x28672x8192,128x128256x4096,96x128256x4096,80x128256x4096,128x152064x3584,100x37888x3584,128x37888x3584,72x57344x8192,\
 640x28672x8192,600x14336x4096,520x13824x5120,640x14336x4096,640x6144x4096,560x9216x3072,640x37888x3584,640x16384x3072,600x128256x4096"
 # one_round <name> <shapes> <candidates>: `ladder bench --tune`, one round, then the summary.
 one_round() {
@@ -49,6 +51,10 @@ for g in ${GROUPS_:-tests}; do
       T 150 "$B/ladder" check --steps best --seeds 2 --shapes $RULE1 > "$L/check-rule1.log" 2>&1
       echo "check rule1: $(tail -1 "$L/check-rule1.log")"
       ab rule1 "$RULE1" ";kernel=coop;kernel=pingpong;kernel=small_m;kernel=coop_fit,fitcl=1,width=224" ;;
+    offauto)  # the off-suite shapes through best alone (one CSV a token count)
+      for m in ${MS:-96 192 384 640 1000 2048}; do one_round "offauto-$m" "$(LAYERS="$OFF_LAYERS" shapes "$m")" ""; done ;;
+    fit3k)  # the 2-CTA fitted tile at K = 3072-3584 (best takes it from K = 4096), 2 and 4 blocks of 128 rows
+      ab fit3k "192x9216x3072,256x9216x3072,192x16384x3072,256x16384x3072,512x9216x3072,448x9216x3072,512x16384x3072,256x3584x3584,192x37888x3584,256x37888x3584,512x37888x3584,256x6144x3072" ";kernel=coop_fit" ;;
     outdecode)
       T 200 "$B/ladder" bench --steps best --shapes "$(cat scripts/shapes/outside-decode.txt)" --target-ms 20 --warmup-ms 10 \
         --csv "$L/csv/outdecode.csv" > "$L/outdecode.log" 2>&1; tail -3 "$L/outdecode.log" ;;

@@ -338,7 +338,7 @@ TEST(Device, OtherArchitectureIsRefused) {
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
 // edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
 // after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows
-// the 1-CTA tile and, with fewer tiles than SMs, the split. Unforced, best takes it at 65-128 tokens with a wave of
+// the 1-CTA tile and, where K is long enough to pay for the fix-up, the split. Unforced, best takes it at 65-128 tokens with a wave of
 // its tiles and at 5 blocks of 128 rows with 9/10 of one (on the H200's 132 SMs).
 TEST(StreamK, OneCtaTileMatchesReferences) {
   const detail::DeviceInfo dev = detail::current_device();
@@ -349,10 +349,12 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
     int64_t M, N, K;
     bool forced, split;  // forced: LADDER_TUNE kernel=coop1; split: a stream-K split is expected (132 SMs)
   };
-  const std::vector<Case> cases = {{50, 1000, 1032, true, true},   {200, 1000, 6000, true, true},
-                                   {640, 2056, 2048, true, true},  {1000, 4096, 1024, true, true},
-                                   {2000, 4096, 520, true, false}, {100, 34000, 1024, false, false},
-                                   {600, 6144, 1032, false, false}};
+  // With a split: K long enough that the idle tail outweighs the fix-up (StreamKScheduler::make); 2048×4608×8192:
+  // 156 split tiles, then a wave of 132 whole ones.
+  const std::vector<Case> cases = {{50, 1000, 8192, true, true},   {200, 1000, 6000, true, true},
+                                   {640, 2056, 8192, true, true},  {1000, 2000, 8192, true, true},
+                                   {2048, 4608, 8192, true, true}, {2000, 4096, 520, true, false},
+                                   {100, 34000, 1024, false, false}, {600, 6144, 1032, false, false}};
   for (const Case& c : cases) {
     detail::Tuning t = saved;
     t.trace = true;

@@ -308,11 +308,21 @@ Choice choose(const detail::Problem& p) {
   // 96×37888×3584 84.8 against 107.0 (76.8), 640×13824×5120 144.2 against 188.4 (127.5), 640×6144×4096 50.3 against
   // 68.0 (50.0), 640×37888×3584 256.2 against 286.8 (234.2); it lost with fewer tiles (640×3584×18944, 70 tiles:
   // 252.6 against 186.4), at 3 blocks (384×13824×5120: 129.6 against 111.3, every tile split) and at 8-16 blocks
-  // (2048×5120×5120: 226.5 against 161.9).
+  // (2048×5120×5120: 226.5 against 161.9). At 5 blocks, also only where the share of B in the split tiles (read out
+  // of step, once a tile row) is at most twice the L2: 640×28672×8192 (164 of 560 tiles split, 138 MB of its 470 MB)
+  // lost, 558-560 against the 1-CTA fitted tile's 501-502 µs; with at most 72 MB it won or tied everywhere
+  // (call3/rule1-summary.txt: 600×14336×4096 133.3-133.8 against 149.4-150.4, 640×16384×3072 121.8-123.7 against
+  // 119.7-120.2).
   {
-    const int64_t tiles_1 = blocks * ((p.out_cols() + 255) / 256);
+    const int64_t tiles_1 = blocks * ((p.out_cols() + 255) / 256), k_tiles = (p.K + BLK_K - 1) / BLK_K;
     const int sms = detail::sm_count();
-    const bool one_row = p.M > 64 && p.M <= 128 && tiles_1 >= sms, five = blocks == 5 && 10 * tiles_1 >= 9 * sms;
+    const bool one_row = p.M > 64 && p.M <= 128 && tiles_1 >= sms;
+    bool five = blocks == 5 && 10 * tiles_1 >= 9 * sms && tiles_1 <= INT32_MAX / 2 && k_tiles <= INT32_MAX;
+    if (five) {
+      const StreamKScheduler sk = StreamKScheduler::make(static_cast<int>(tiles_1), static_cast<int>(k_tiles), sms);
+      const double split_b = 2.0 * static_cast<double>(p.N) * static_cast<double>(p.K) * sk.sk_tiles / static_cast<double>(tiles_1);
+      five = split_b <= 2.0 * static_cast<double>(detail::current_device().l2_bytes);
+    }
     if (!forced_fit && !p.ep.swiglu && cooperative::tma_storable(p) && (one_row || five)) c.kernel = Kernel::coop1;
   }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
