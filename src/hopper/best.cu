@@ -10,7 +10,7 @@
 //   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
 //     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
-//     above 128 rows, for a plain GEMM with K ≥ 4096, its 2-CTA tile where that is one full wave (1536²×K: 128×144),
+//     above 128 rows, for a plain GEMM with K ≥ 4096 (≥ 3072 at an even count of 128-row blocks), its 2-CTA tile where that is one full wave (1536²×K: 128×144),
 //     or two at up to 512 rows (256×28672×8192: 128×224);
 //     at 257-384 and 513-640 rows (3 or 5 blocks of 128), its 1-CTA 128×224 tile where its waves are ≥ 80 % full,
 //     as the 2-CTA kernels would leave half a cluster row empty;
@@ -273,8 +273,15 @@ Choice choose(const detail::Problem& p) {
   // (dev/2026-12-03-s17/call1/tiles-summary.txt, interleaved): 256×28672×8192 at 128×224 197.5-198.8 against the
   // cooperative's 211.2-213.6 µs (cuBLAS 211.8), 512×14336×4096 111.5-113.0 against 113.1-114.2 (113.2); four waves lost
   // (512×28672×8192 390-392 against the ping-pong's 374-375).
+  // From K = 3072 where the rows are whole cluster rows (an even count of 128-row blocks): measured 2026-12-03
+  // (dev/2026-12-03-s18/call4/fit3k-summary.txt, interleaved, µs): 192×9216×3072 27.0-27.1 against the small-M
+  // kernel's 38.3-38.8, 256×9216×3072 27.7-28.3 against 29.8, 448×9216×3072 49.1-49.6 against 57.9, 512×9216×3072
+  // 51.9-52.8 against 58.4-58.6 (the shapes there whose one or two waves the fitted tile fills; it lost where they
+  // are emptier, which the rule does not take). At odd counts the 1-CTA 128×224 rule below measured faster
+  // (384×9216×3072: 42.3 against the 2-CTA tile's 51.7, call1/).
+  const int64_t blocks = (p.M + 127) / 128;
   const bool forced_fit = detail::tuning().kernel == "coop_fit";
-  const bool wide_fit = p.M > 128 && p.K >= 4096 && p.ep.plain();
+  const bool wide_fit = p.M > 128 && (p.K >= 4096 || (p.K >= 3072 && blocks % 2 == 0)) && p.ep.plain();
   if ((p.M > 64 && p.M <= 128) || wide_fit || forced_fit) c.fit = fit_pick(p);
   const bool few_waves = p.M <= 128 || c.fit.waves == 1 || (c.fit.waves == 2 && p.M <= 512);
   if ((p.M > 64 && p.M <= 128) || wide_fit)
@@ -290,7 +297,6 @@ Choice choose(const detail::Problem& p) {
   // 256-270), 640×28672×8192 475-494 against 533-540, 384×128256×4096 679-727 against 744-810, 384×8192×8192
   // 89.5-91.1 against 93-96; 640×14336×4096 148-153 against 146-154 (a tie). At 9 blocks (1152×8192×8192) it lost,
   // 293-298 against 279-288, where the empty half row is a tenth of the work: not taken from 7 blocks.
-  const int64_t blocks = (p.M + 127) / 128;
   if (!forced_fit && (blocks == 3 || blocks == 5) && p.ep.plain() && c.kernel != Kernel::coop_fit) {
     const FitPick odd = fit_tile(p, {224, 1});
     if (odd.fill >= 0.8) {
