@@ -335,6 +335,33 @@ TEST(Device, OtherArchitectureIsRefused) {
   EXPECT_NE(std::string(ladder_last_error()).find("needs a"), std::string::npos) << ladder_last_error();
 }
 
+// best's choice of the 2-CTA fitted tile from K = 3072 at an even count of 128-row blocks (one or two waves it
+// fills), and of the 1-CTA 128×224 tile at an odd count (3 blocks): checked, and on the H200's 132 SMs the trace shows
+// the pick.
+TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  const detail::Tuning saved = detail::tuning();
+  struct Case {
+    int64_t M, N, K;
+    const char* pick;
+  };
+  for (const Case& c : std::vector<Case>{{192, 9216, 3072, "cooperative 128x144 cluster 2"},
+                                         {512, 9216, 3072, "cooperative 128x144 cluster 2"},
+                                         {384, 9216, 3072, "cooperative 128x224 cluster 1"}}) {
+    detail::Tuning t = saved;
+    t.trace = true;
+    detail::set_tuning(t);
+    ::testing::internal::CaptureStderr();
+    const harness::CheckResult r = harness::check_step("best", c.M, c.N, c.K, 23);
+    const std::string trace = ::testing::internal::GetCapturedStderr();
+    detail::set_tuning(saved);
+    EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
+    if (dev.sms == 132) EXPECT_NE(trace.find(c.pick), std::string::npos) << trace;
+  }
+}
+
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
 // edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
 // after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows
