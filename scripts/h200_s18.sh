@@ -8,6 +8,7 @@
 #   GROUPS_=rule1      best's coop1 rule (ad302f1): GPU tests it touches, check, and A/B against the families it displaced
 #   GROUPS_=offauto    the off-suite shapes through best alone
 #   GROUPS_=fit3k      the 2-CTA fitted tile forced at K = 3072-3584, 2 and 4 blocks of 128 rows, against auto
+#   GROUPS_=sktests    the GPU tests of stream-K, PDL chains and the fitted tiles
 #   GROUPS_=outdecode  scripts/shapes/outside-decode.txt (1-32 tokens) through best against cuBLAS
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -55,6 +56,9 @@ for g in ${GROUPS_:-tests}; do
       for m in ${MS:-96 192 384 640 1000 2048}; do one_round "offauto-$m" "$(LAYERS="$OFF_LAYERS" shapes "$m")" ""; done ;;
     fit3k)  # the 2-CTA fitted tile at K = 3072-3584 (best takes it from K = 4096), 2 and 4 blocks of 128 rows
       ab fit3k "192x9216x3072,256x9216x3072,192x16384x3072,256x16384x3072,512x9216x3072,448x9216x3072,512x16384x3072,256x3584x3584,192x37888x3584,256x37888x3584,512x37888x3584,256x6144x3072" ";kernel=coop_fit" ;;
+    sktests)  # the GPU tests of stream-K, PDL chains and the fitted tiles
+      T 300 "$B/tests/ladder_tests" --gtest_filter='StreamK.*:Pdl.*:CoopFit.*' > "$L/tests-sk.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-sk.log" | head ;;
     outdecode)
       T 200 "$B/ladder" bench --steps best --shapes "$(cat scripts/shapes/outside-decode.txt)" --target-ms 20 --warmup-ms 10 \
         --csv "$L/csv/outdecode.csv" > "$L/outdecode.log" 2>&1; tail -3 "$L/outdecode.log" ;;

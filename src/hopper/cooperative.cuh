@@ -68,10 +68,15 @@ struct Config {
 
 // Stream-K's global workspace: one fp32 partial tile per (worker, CTA of the cluster, consumer) slot, stored
 // thread-major (float4 q of thread t at [q][t]: coalesced), and one ready flag per slot (zeroed per launch).
+// rows > 0 (the 1-CTA tile, a few tile rows): the schedule is row-synchronous. Its tiles are the columns of tiles, and
+// CTA w is row w % rows of stream-K worker w / rows: the rows of a column take the same K-tiles at once, so B's
+// K-tiles come from DRAM once and from L2 for the other rows (a piece that starts mid-tile otherwise reads B out of
+// step with the other rows' pieces: once a tile row from DRAM where B outgrows the L2; docs/notes.md, s18).
 struct StreamKArgs {
   StreamKScheduler sched;  // sk_tiles == 0: whole tiles only (no workspace)
   float4* partials;
   int* flags;
+  int rows = 0;
 };
 
 // Where D goes: the register writeback's pointer, and the output's columns (N, or N/2 with SwiGLU).
@@ -118,15 +123,21 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, tiles_n, Cfg::GROUP_M};
   const int cluster_id = blockIdx.x / CLUSTER_M;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
+  // The stream-K worker this cluster is, the tile row it takes and the tile of a scheduler index (StreamKArgs::rows).
+  const int worker = sk.rows > 0 ? cluster_id / sk.rows : cluster_id, worker_row = sk.rows > 0 ? cluster_id % sk.rows : 0;
+  auto tile_of = [&](int t, int& cm, int& tn) {
+    if (sk.rows > 0) cm = worker_row, tn = t;
+    else sched.tile(t, cm, tn);
+  };
 
   if (wg == 0) {
     sm90::setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
       PipelineState<STAGES> load;
       StreamKScheduler::Piece piece;
-      for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
+      for (auto cur = sk.sched.start(worker); sk.sched.next(cur, piece);) {
         int cm, tn;
-        sched.tile(piece.tile, cm, tn);
+        tile_of(piece.tile, cm, tn);
         const int m_st = (cm * CLUSTER_M + rank) * TILE_M;
         // This CTA's B slice: rows [tn·TILE_N + rank·B_SLICE, +B_SLICE), or with SwiGLU the gate (rank 0) or up
         // (rank 1) rows of the tile's output columns.
@@ -175,9 +186,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     const bool has_c = TMA_STORE && F != Fused::none && epi.ep.beta != 0.0f;
     CTile ct{&tmap_c, &s.c_bar[c]};
     StreamKScheduler::Piece piece;
-    for (auto cur = sk.sched.start(cluster_id); sk.sched.next(cur, piece);) {
+    for (auto cur = sk.sched.start(worker); sk.sched.next(cur, piece);) {
       int cm, tn;
-      sched.tile(piece.tile, cm, tn);
+      tile_of(piece.tile, cm, tn);
       const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n, row0 = m_st + c * WGMMA_M;
       if (CLUSTER_M == 1 && row0 >= M) {  // no rows of A in this consumer's half (its box was not loaded): free
         for (int i = piece.k_begin; i < piece.k_end; ++i) {  // each stage for the producer, write nothing
@@ -219,8 +230,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         continue;
       }
       if (piece.k_end != k_tiles) {  // the owner of a split tile: add the later pieces, in worker order
-        const int last = sk.sched.last_contributor(cluster_id, piece.tile);
-        for (int w = cluster_id + 1; w <= last; ++w) {
+        const int last = sk.sched.last_contributor(worker, piece.tile);
+        for (int v = worker + 1; v <= last; ++v) {
+          const int w = sk.rows > 0 ? v * sk.rows + worker_row : v;  // worker v's CTA of this tile row
           if (leader) {
             cuda::atomic_ref<int, cuda::thread_scope_device> flag(sk.flags[slot(w)]);
             while (flag.load(cuda::memory_order_acquire) == 0) {
@@ -262,6 +274,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   }
   cluster.sync();
 }
+
+// The most tile rows a row-synchronous schedule takes (StreamKArgs::rows): 132 SMs / 8 = 16 workers.
+inline constexpr int kRowSyncMaxRows = 8;
 
 // The configurations the ladder and best use.
 //                   STAGES  GROUP_M  EPI_COLS  TILE_N
@@ -306,9 +321,13 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
   // One CTA a cluster: many pieces wherever there are fewer tiles than SMs (each CTA reads its own B).
   const bool many = Cfg::CLUSTER_M == 1 || stream_k_many_pieces(p);
-  StreamKArgs sk{StreamKScheduler::make(tiles, k_tiles, resident, fixup, many), nullptr, nullptr};
-  if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {tiles, k_tiles, std::min(resident, tiles), 0, 0};
-  const int workers = sk.sched.clusters, grid = workers * kClusterSize;
+  // The 1-CTA tile with a few tile rows: a row-synchronous schedule over the columns (StreamKArgs::rows).
+  const int tile_rows = static_cast<int>((p.M + Cfg::TILE_M - 1) / Cfg::TILE_M);
+  const int rows = Cfg::CLUSTER_M == 1 && stream_k && tile_rows <= kRowSyncMaxRows ? tile_rows : 0;
+  const int units = rows > 0 ? tiles / rows : tiles, unit_workers = rows > 0 ? resident / rows : resident;
+  StreamKArgs sk{StreamKScheduler::make(units, k_tiles, unit_workers, fixup, many), nullptr, nullptr, rows};
+  if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {units, k_tiles, std::min(unit_workers, units), 0, 0};
+  const int workers = sk.sched.clusters * std::max(rows, 1), grid = workers * kClusterSize;
   const int slots = workers * kClusterSize * Cfg::kConsumers;
   const size_t partial_bytes = static_cast<size_t>(slots) * Cfg::kPartialFloat4s * kWarpgroupThreads * sizeof(float4);
   std::optional<detail::Workspace> workspace;  // freed (stream-ordered) after the kernel
@@ -324,8 +343,9 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
            std::to_string(Cfg::STAGES) +
-           (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " + std::to_string(sk.sched.sk_tiles) +
-           " of " + std::to_string(tiles) + (pdl ? " pdl" : "");
+           (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " +
+           std::to_string(sk.sched.sk_tiles * std::max(rows, 1)) + " of " + std::to_string(tiles) +
+           (rows > 0 ? " rows " + std::to_string(rows) : "") + (pdl ? " pdl" : "");
   });
   detail::check_launch(step_id);
 }
