@@ -9,6 +9,7 @@
 #   GROUPS_=offauto    the off-suite shapes through best alone
 #   GROUPS_=fit3k      the 2-CTA fitted tile forced at K = 3072-3584, 2 and 4 blocks of 128 rows, against auto
 #   GROUPS_=sktests    the GPU tests of stream-K, PDL chains and the fitted tiles
+#   GROUPS_=odd        the row-synchronous coop1 forced at 3 and 5 blocks of 128 rows, against auto
 #   GROUPS_=outdecode  scripts/shapes/outside-decode.txt (1-32 tokens) through best against cuBLAS
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -59,6 +60,8 @@ for g in ${GROUPS_:-tests}; do
     sktests)  # the GPU tests of stream-K, PDL chains and the fitted tiles
       T 300 "$B/tests/ladder_tests" --gtest_filter='StreamK.*:Pdl.*:CoopFit.*' > "$L/tests-sk.log" 2>&1
       grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-sk.log" | head ;;
+    odd)  # the row-synchronous 1-CTA tile (coop1) forced at 3 and 5 blocks of 128 rows, against auto
+      ab odd "640x28672x8192,384x28672x8192,384x128256x4096,384x8192x8192,384x14336x4096,384x4096x14336,640x4096x14336,640x8192x28672,384x8192x28672,640x14336x4096,384x5120x13824,640x3584x18944,640x3072x8192,384x13824x5120,640x5120x13824,384x3072x8192,320x14336x4096,600x4096x4096,300x8192x8192" ";kernel=coop1" ;;
     outdecode)
       T 200 "$B/ladder" bench --steps best --shapes "$(cat scripts/shapes/outside-decode.txt)" --target-ms 20 --warmup-ms 10 \
         --csv "$L/csv/outdecode.csv" > "$L/outdecode.log" 2>&1; tail -3 "$L/outdecode.log" ;;
