@@ -14,8 +14,9 @@
 //     or two at up to 512 rows (256×28672×8192: 128×224);
 //     at 257-384 and 513-640 rows (3 or 5 blocks of 128), its 1-CTA 128×224 tile where its waves are ≥ 80 % full,
 //     as the 2-CTA kernels would leave half a cluster row empty;
-//   • the cooperative 128×256 tile with one CTA a cluster and stream-K (coop1) at 65-128 tokens with at least a wave of
-//     its tiles, and at 513-640 rows (5 blocks of 128) with at least 9/10 of one (measured, not modelled: see choose);
+//   • the cooperative 128×256 tile with one CTA a cluster and a row-synchronous stream-K (coop1), for a plain GEMM, at
+//     65-128 tokens with at least a wave of its tiles, and at 3 or 5 blocks of 128 rows with 9/10 of a wave or
+//     K > 8192 (measured, not modelled: see choose);
 // and every kernel is a programmatic dependent launch (h13's change): its prologue overlaps the previous
 // kernel's tail (1-2 µs a GEMM back to back; LADDER_TUNE pdl=0 turns it off).
 //   The constants are the H200's, measured 2026-12-01 (docs/results/dev/2026-12-01-s3-*): 0.41 µs is a
@@ -305,31 +306,26 @@ Choice choose(const detail::Problem& p) {
     }
   }
   // The 1-CTA 128×256 cooperative tile with stream-K (coop1): 128-row tiles and a worker on every SM, but each CTA
-  // reads its own B (no multicast), 1.5× the L2 reads a FLOP of the 2-CTA tile, and a stream-K piece that starts
-  // mid-tile reads B out of step with the other rows' tiles (B from DRAM once a tile row where B outgrows the L2).
-  // So it is taken only where the others waste more: one tile row of 65-128 tokens with at least a wave of tiles
-  // (small-M's 128-token tiles and the fitted tiles' partial waves), and 5 blocks of 128 rows (the 2-CTA kernels'
-  // empty half cluster row, a sixth of their work) with at least 9/10 of a wave. Measured 2026-12-03
-  // (dev/2026-12-03-s18/call2/, forced against auto, µs): 128×128256×4096 272.7 against 294.6 (cuBLAS 280.4),
-  // 96×37888×3584 84.8 against 107.0 (76.8), 640×13824×5120 144.2 against 188.4 (127.5), 640×6144×4096 50.3 against
-  // 68.0 (50.0), 640×37888×3584 256.2 against 286.8 (234.2); it lost with fewer tiles (640×3584×18944, 70 tiles:
-  // 252.6 against 186.4), at 3 blocks (384×13824×5120: 129.6 against 111.3, every tile split) and at 8-16 blocks
-  // (2048×5120×5120: 226.5 against 161.9). At 5 blocks, also only where the share of B in the split tiles (read out
-  // of step, once a tile row) is at most twice the L2: 640×28672×8192 (164 of 560 tiles split, 138 MB of its 470 MB)
-  // lost, 558-560 against the 1-CTA fitted tile's 501-502 µs; with at most 72 MB it won or tied everywhere
-  // (call3/rule1-summary.txt: 600×14336×4096 133.3-133.8 against 149.4-150.4, 640×16384×3072 121.8-123.7 against
-  // 119.7-120.2).
+  // reads its own B (no multicast): 1.5× the L2 reads a FLOP of the 2-CTA tile (at 8-16 blocks of 128 rows it lost:
+  // 2048×5120×5120 226.5 against 161.9 µs, 1000×9216×3072 119.9 against 90.5). Its stream-K schedule is
+  // row-synchronous (cooperative.cuh, StreamKArgs::rows), so B's K-tiles come from DRAM once whatever the split.
+  // Taken for a plain GEMM (the fused copies keep the families they were measured with) where the others waste
+  // more: one tile row of 65-128 tokens with at least a wave of tiles (small-M's 128-token tiles, the fitted tiles'
+  // partial waves), and 3 or 5 blocks of 128 rows (the 2-CTA kernels' empty half cluster row, a quarter or a sixth
+  // of their work) with 9/10 of a wave of tiles or K > 8192, in place of a tile family. Measured 2026-12-03
+  // (dev/2026-12-03-s18/, interleaved against auto, µs): call3/ 128×128256×4096 267.9-268.3 against 289.6-291.0
+  // (cuBLAS 269.2), 100×37888×3584 83.8-83.9 against 96-97 (75.6), 600×14336×4096 133.3-133.8 against 149-150 (119.4);
+  // call6/odd-summary.txt 384×13824×5120 96.4-98.5 against 122.4-129.1 (84.3), 640×8192×28672 475-483 against
+  // 595-601 (477), 640×3584×18944 153-157 against 186-193 (139), 384×14336×4096 84.0-84.3 against 100.3-101.3
+  // (70.4), 384×128256×4096 636-637 against 700-706 (639), 640×28672×8192 426-428 against 440-442 (402); lost at
+  // K = 8192 with fewer tiles (384×8192×8192 97-99 against 92.1, 640×3072×8192 66-69 against 66-67) and at short K
+  // (600×4096×4096, 80 tiles: 47.6 against 37.7).
   {
-    const int64_t tiles_1 = blocks * ((p.out_cols() + 255) / 256), k_tiles = (p.K + BLK_K - 1) / BLK_K;
+    const int64_t tiles_1 = blocks * ((p.out_cols() + 255) / 256);
     const int sms = detail::sm_count();
     const bool one_row = p.M > 64 && p.M <= 128 && tiles_1 >= sms;
-    bool five = blocks == 5 && 10 * tiles_1 >= 9 * sms && tiles_1 <= INT32_MAX / 2 && k_tiles <= INT32_MAX;
-    if (five) {
-      const StreamKScheduler sk = StreamKScheduler::make(static_cast<int>(tiles_1), static_cast<int>(k_tiles), sms);
-      const double split_b = 2.0 * static_cast<double>(p.N) * static_cast<double>(p.K) * sk.sk_tiles / static_cast<double>(tiles_1);
-      five = split_b <= 2.0 * static_cast<double>(detail::current_device().l2_bytes);
-    }
-    if (!forced_fit && !p.ep.swiglu && cooperative::tma_storable(p) && (one_row || five)) c.kernel = Kernel::coop1;
+    const bool odd = (blocks == 3 || blocks == 5) && c.kernel != Kernel::small_m && (10 * tiles_1 >= 9 * sms || p.K > 8192);
+    if (!forced_fit && p.ep.plain() && cooperative::tma_storable(p) && (one_row || odd)) c.kernel = Kernel::coop1;
   }
   if (const std::string& forced = detail::tuning().kernel; !forced.empty()) {
     auto it = std::find_if(kKernels.begin(), kKernels.end(), [&](const KernelName& n) { return forced == n.name; });
@@ -437,7 +433,7 @@ extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
     "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 65-128, 257-384 and 513-640 rows, 2 "
-    "above), or the 1-CTA 128x256 cooperative tile with stream-K (65-128 and 513-640 rows, a wave of tiles), each a "
-    "programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
+    "above), or the 1-CTA 128x256 cooperative tile with row-synchronous stream-K (65-128, 257-384 and 513-640 rows), "
+    "each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
     ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/2, /*fused=*/true, ladder::hopper::describe};
