@@ -400,6 +400,22 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
       EXPECT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
     }
   }
+  // Only its plain copy is compiled: forced with a fused epilogue it is refused before anything launches.
+  detail::Tuning t = saved;
+  t.kernel = "coop1";
+  detail::set_tuning(t);
+  harness::DeviceBuffer<__half> A(640 * 256), B(256 * 256), D(640 * 256), bias(256);
+  ladder_gemm_desc d;
+  ladder_gemm_desc_init(&d);
+  d.M = 640, d.N = 256, d.K = 256, d.A = A.get(), d.B = B.get(), d.D = D.get(), d.bias = bias.get();
+  try {
+    gemm(d, nullptr);
+    ADD_FAILURE() << "a forced coop1 with a bias launched";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("plain GEMM"), std::string::npos) << e.what();
+  }
+  detail::set_tuning(saved);
 }
 
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran

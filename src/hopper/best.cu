@@ -368,7 +368,7 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, pdl,
                                  kStepId);
     case Kernel::coop1:
-      needs(tma_store, "needs a D that TMA can store");
+      needs(tma_store && p.ep.plain(), "takes a plain GEMM with a D that TMA can store");
       return cooperative::launch(p, stream, cooperative::Tile::w256x1, /*stream_k=*/true, tma_store, pdl, kStepId);
     case Kernel::coop_fit:
       require_fit_tile(c.fit, p);

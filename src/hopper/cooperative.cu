@@ -10,11 +10,12 @@ namespace ladder::hopper::cooperative {
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
             const char* step_id) {
   if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, pdl, step_id);
-  if (tile == Tile::w256x1) {  // TMA-store writeback only (best's choice)
-    if (!tma_store)
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 1-CTA 128x256 tile needs a TMA-storable D");
-    if (p.ab == DType::bf16) return launch_tma_store<Coop4x1, __nv_bfloat16>(p, stream, stream_k, pdl, step_id);
-    return launch_tma_store<Coop4x1, __half>(p, stream, stream_k, pdl, step_id);
+  if (tile == Tile::w256x1) {  // best takes it for a plain GEMM with a TMA-storable D: that copy only is compiled
+    if (!tma_store || !p.ep.plain())
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+                  std::string(step_id) + ": the 1-CTA 128x256 tile takes a plain GEMM with a TMA-storable D");
+    if (p.ab == DType::bf16) return launch_typed<Coop4x1, __nv_bfloat16, true, Fused::none>(p, stream, stream_k, pdl, step_id);
+    return launch_typed<Coop4x1, __half, true, Fused::none>(p, stream, stream_k, pdl, step_id);
   }
   // The 192-wide tile runs only where D is TMA-storable (best's choice): no register-writeback copy of it.
   if (!tma_store)

@@ -41,7 +41,8 @@ inline CUtensorMapL2promotion tile_operand_promotion() {
 // writeback or a register writeback (fp32 D, a D that TMA cannot store); h11's stream-K split of the last wave.
 namespace cooperative {
 // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts); 128×256 with one CTA a cluster (best: no
-// empty half cluster row at 3, 5, … blocks of 128 rows, and twice the stream-K workers for few tiles)
+// empty half cluster row at 3, 5, … blocks of 128 rows, and twice the stream-K workers for few tiles; a plain GEMM
+// with the TMA-store writeback only)
 enum class Tile { w256, w192, w256x1 };
 // `pdl`: a programmatic dependent launch (h13's change, for best): the kernel's prologue overlaps the previous
 // kernel's tail; it waits for that kernel before touching memory.
