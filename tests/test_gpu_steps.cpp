@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/harness.hpp"
@@ -30,6 +31,22 @@ struct Case {
 };
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.step << " " << c.M << "x" << c.N << "x" << c.K << " seed " << c.seed;
+}
+
+// check_step under `tuning` with the launch trace on: the check's result and the trace (the tuning is restored).
+struct TracedCheck {
+  harness::CheckResult r;
+  std::string trace;
+};
+TracedCheck traced_check(const char* step, int64_t M, int64_t N, int64_t K, uint64_t seed, detail::Tuning tuning) {
+  const detail::Tuning saved = detail::tuning();
+  tuning.trace = true;
+  detail::set_tuning(tuning);
+  ::testing::internal::CaptureStderr();
+  harness::CheckResult r = harness::check_step(step, M, N, K, seed);
+  std::string trace = ::testing::internal::GetCapturedStderr();
+  detail::set_tuning(saved);
+  return {std::move(r), std::move(trace)};
 }
 
 // Square and not; every step gets at least one accepted shape.
@@ -350,13 +367,7 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
   for (const Case& c : std::vector<Case>{{192, 9216, 3072, "cooperative 128x144 cluster 2"},
                                          {512, 9216, 3072, "cooperative 128x144 cluster 2"},
                                          {384, 9216, 3072, "cooperative 128x224 cluster 1"}}) {
-    detail::Tuning t = saved;
-    t.trace = true;
-    detail::set_tuning(t);
-    ::testing::internal::CaptureStderr();
-    const harness::CheckResult r = harness::check_step("best", c.M, c.N, c.K, 23);
-    const std::string trace = ::testing::internal::GetCapturedStderr();
-    detail::set_tuning(saved);
+    const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 23, saved);
     EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
     if (dev.sms == 132) EXPECT_NE(trace.find(c.pick), std::string::npos) << trace;
   }
@@ -365,8 +376,9 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
 // edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
 // after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows
-// the 1-CTA tile and, where K is long enough to pay for the fix-up, the split. Unforced, best takes it at 65-128 tokens with a wave of
-// its tiles and at 5 blocks of 128 rows with 9/10 of one (on the H200's 132 SMs).
+// the 1-CTA tile and, where K is long enough to pay for the fix-up, the split. Unforced, best takes it for a plain GEMM
+// at 65-128 tokens with a wave of its tiles and at 3 or 5 blocks of 128 rows with 9/10 of one or K > 8192 (on the
+// H200's 132 SMs).
 TEST(StreamK, OneCtaTileMatchesReferences) {
   const detail::DeviceInfo dev = detail::current_device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
@@ -384,13 +396,8 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
                                    {100, 34000, 1024, false, false}, {600, 6144, 1032, false, false}};
   for (const Case& c : cases) {
     detail::Tuning t = saved;
-    t.trace = true;
     if (c.forced) t.kernel = "coop1";
-    detail::set_tuning(t);
-    ::testing::internal::CaptureStderr();
-    const harness::CheckResult r = harness::check_step("best", c.M, c.N, c.K, 17);
-    const std::string trace = ::testing::internal::GetCapturedStderr();
-    detail::set_tuning(saved);
+    const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 17, t);
     EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
     EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K;
     if (c.forced || dev.sms == 132) EXPECT_NE(trace.find("cooperative 128x256 cluster 1"), std::string::npos) << trace;
@@ -448,14 +455,7 @@ TEST(StreamK, SplitTilesMatchReferences) {
     Shapes shapes = both;
     if (std::string(step) == "h11") shapes.insert(shapes.end(), few.begin(), few.end());
     for (const auto& [M, N, K] : shapes) {
-      const detail::Tuning saved = detail::tuning();
-      detail::Tuning traced = saved;
-      traced.trace = true;
-      detail::set_tuning(traced);
-      ::testing::internal::CaptureStderr();
-      const harness::CheckResult r = harness::check_step(step, M, N, K, 11);
-      const std::string trace = ::testing::internal::GetCapturedStderr();
-      detail::set_tuning(saved);
+      const auto [r, trace] = traced_check(step, M, N, K, 11, detail::tuning());
       EXPECT_EQ(r.status, harness::Status::pass) << step << " " << M << "x" << N << "x" << K << ": " << r.reason;
       EXPECT_TRUE(r.deterministic);
       if (dev.sms == 132) {
