@@ -79,3 +79,22 @@ torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
     rm -f "$d/epi-$act.ncu-rep"
   done
 }
+# The groups every session script (h200_s15.sh on) shares, after its own: tests (the GPU suite), final (best's check
+# suites, then the three suites re-benched: their CSVs come back in $OUT) and model (the Llama model).
+common_group() {
+  case $1 in
+    tests) gpu_tests 240 ;;
+    final) check_suites; bench_suites ${TMS:-60} ;;
+    model) llama_model ;;
+    *) echo "unknown group $1" ;;
+  esac
+}
+# Runs each group of $GROUPS_ (default: tests) through the script's session_group, then tars the logs into $OUT.
+run_groups() {
+  local g
+  for g in ${GROUPS_:-tests}; do
+    echo "== $g $(date -u +%T)"
+    session_group "$g"
+  done
+  tar czf "$OUT/logs.tgz" -C "$OUT" logs
+}

@@ -16,9 +16,8 @@
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
-for g in ${GROUPS_:-tests}; do
-  echo "== $g $(date -u +%T)"
-  case $g in
+session_group() {
+  case $1 in
     tests)
       gpu_tests 200 ;;
     sanitize)  # split 1 (CTA barriers) and 2-8 (cluster barriers)
@@ -77,10 +76,7 @@ for g in ${GROUPS_:-tests}; do
         rm -f "$OUT/n/$1-${2%%,*}.ncu-rep"
       done
       tar czf "$OUT/ncu.tgz" -C "$OUT" n && rm -rf "$OUT/n" ;;
-    final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
-      check_suites; bench_suites ${TMS:-60} ;;
-    model)
-      llama_model ;;
+    *) common_group "$1" ;;  # tests, final, model
   esac
-done
-tar czf "$OUT/logs.tgz" -C "$OUT" logs
+}
+run_groups

@@ -17,11 +17,8 @@
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
-for g in ${GROUPS_:-tests}; do
-  echo "== $g $(date -u +%T)"
-  case $g in
-    tests)
-      gpu_tests 240 ;;
+session_group() {
+  case $1 in
     pdlab)
       ab pdl "128x14336x4096,256x14336x4096,256x8192x8192,256x28672x8192,512x4096x4096,512x14336x4096,512x4096x14336,512x8192x8192,512x8192x28672,1536x1536x4096,2560x2560x2560,2048x2048x2048,1024x1024x1024,3000x5000x2000,4096x4096x4096,384x4096x4096,1x4096x4096,16x14336x4096,256x4096x4096,512x1024x4096,128x4096x4096" \
         ";pdl=0" ;;
@@ -68,11 +65,7 @@ for g in ${GROUPS_:-tests}; do
           --steps h12 --shapes 64x8192x256 --seeds 1 > "$L/race1-post$post.log" 2>&1
         echo "post=$post: $(grep -E 'RACECHECK SUMMARY|passed' "$L/race1-post$post.log" | tr '\n' ' ')"
       done ;;
-    final)  # best's check suites, then the three suites re-benched (their CSVs come back in $OUT)
-      check_suites; bench_suites ${TMS:-60} ;;
-    model)
-      llama_model ;;
-    *) echo "unknown group $g" ;;
+    *) common_group "$1" ;;  # tests, final, model
   esac
-done
-tar czf "$OUT/logs.tgz" -C "$OUT" logs
+}
+run_groups

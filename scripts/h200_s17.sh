@@ -24,11 +24,8 @@
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
-for g in ${GROUPS_:-tests}; do
-  echo "== $g $(date -u +%T)"
-  case $g in
-    tests)
-      gpu_tests 240 ;;
+session_group() {
+  case $1 in
     wide)
       LADDER_TUNE=wg=4 T 100 "$B/ladder" check --steps h12 --seeds 2 \
         --shapes 65x1000x520,128x4096x4096,300x2000x4104,512x1024x8192,97x28672x8192,200x777x2056 > "$L/check-wide.log" 2>&1
@@ -72,11 +69,7 @@ for g in ${GROUPS_:-tests}; do
         ";kernel=coop_fit,fitcl=1;kernel=coop;kernel=coop_dp" ;;
     epincu)
       ncu_pingpong_epilogue "$L/e" ;;
-    final)
-      check_suites; bench_suites ${TMS:-60} ;;
-    model)
-      llama_model ;;
-    *) echo "unknown group $g" ;;
+    *) common_group "$1" ;;  # tests, final, model
   esac
-done
-tar czf "$OUT/logs.tgz" -C "$OUT" logs
+}
+run_groups

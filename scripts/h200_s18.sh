@@ -29,11 +29,8 @@ one_round() {
     --csv "$L/csv/$1.csv" > "$L/$1.log" 2>&1
   summary "$L/csv/$1.csv" | tee "$L/$1-summary.txt"
 }
-for g in ${GROUPS_:-tests}; do
-  echo "== $g $(date -u +%T)"
-  case $g in
-    tests)
-      gpu_tests 240 ;;
+session_group() {
+  case $1 in
     offsuite)  # one CSV per token count ($MS), so a timeout loses one
       for m in ${MS:-96 192 384 640}; do
         c=";kernel=coop;kernel=pingpong;kernel=coop_fit"; [ "$m" -le 640 ] && c="$c;kernel=small_m"
@@ -65,11 +62,7 @@ for g in ${GROUPS_:-tests}; do
     outdecode)
       T 200 "$B/ladder" bench --steps best --shapes "$(cat scripts/shapes/outside-decode.txt)" --target-ms 20 --warmup-ms 10 \
         --csv "$L/csv/outdecode.csv" > "$L/outdecode.log" 2>&1; tail -3 "$L/outdecode.log" ;;
-    final)
-      check_suites; bench_suites ${TMS:-60} ;;
-    model)
-      llama_model ;;
-    *) echo "unknown group $g" ;;
+    *) common_group "$1" ;;  # tests, final, model
   esac
-done
-tar czf "$OUT/logs.tgz" -C "$OUT" logs
+}
+run_groups
