@@ -6,6 +6,10 @@
 #   GROUPS_=midm       the 96-640-token shapes best loses (bench-offsuite.csv, ratio < 0.95) and the decode suite's
 #                      128-512-token losers: auto against coop1 at three fix-up estimates, small-M at splits 2 and 4,
 #                      the 2-CTA cooperative kernel with a small fix-up estimate; two interleaved rounds
+#   GROUPS_=ncusk      ncu source counters on coop1 with every tile split (fixup=0) and unsplit, 128x4096x4096 and
+#                      384x3584x3584: where the split's ~15 us go (logs/ncusk/*-sass.csv.gz, *-details.txt)
+#   GROUPS_=cublasnames  the kernels cuBLAS runs on mid-M shapes (ncu launch statistics)
+#   GROUPS_=fix8       coop1 at a fix-up estimate of 8 K-tiles against auto (20) on the shapes best gives coop1
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -18,6 +22,12 @@ MIDM="96x37888x3584,96x5120x5120,96x13824x5120,96x5120x13824,96x9216x3072,96x163
 384x3584x3584,384x37888x3584,384x3584x18944,384x5120x5120,384x13824x5120,384x5120x13824,384x16384x3072,384x3072x8192,\
 384x6144x4096,384x9216x3072,640x3584x3584,640x9216x3072,640x16384x3072,640x3072x8192,640x13824x5120,\
 128x4096x4096,128x8192x8192,128x4096x14336,128x1024x8192,256x4096x4096,256x1024x8192,512x1024x4096,512x1024x8192"
+# Shapes best gives coop1 (4972091): 65-128 tokens with a wave of its tiles, 3 or 5 blocks of 128 rows.
+RULE1="128x128256x4096,96x128256x4096,80x128256x4096,128x152064x3584,100x37888x3584,128x37888x3584,72x57344x8192,\
+640x28672x8192,600x14336x4096,520x13824x5120,640x14336x4096,640x6144x4096,560x9216x3072,640x37888x3584,600x128256x4096"
+ODD="384x128256x4096,384x14336x4096,640x4096x14336,640x8192x28672,384x8192x28672,384x5120x13824,640x3584x18944,\
+384x13824x5120,640x5120x13824,320x14336x4096"
+OFF1="96x37888x3584,384x37888x3584,384x16384x3072,640x13824x5120,640x9216x3072,640x16384x3072,384x3584x18944"
 session_group() {
   case $1 in
     coop1san)
@@ -32,6 +42,28 @@ session_group() {
         --seeds 1 > "$L/trace-coop1.log" 2>&1; grep -i "stream-K" "$L/trace-coop1.log" | head -6 ;;
     midm)
       ab midm "$MIDM" ";kernel=coop1;kernel=coop1,fixup=8;kernel=coop1,fixup=2;kernel=small_m,split=2;kernel=small_m,split=4;kernel=coop,fixup=4" ;;
+    ncusk)
+      mkdir -p "$L/ncusk"
+      for shape in 128x4096x4096 384x3584x3584; do
+        for f in 0 1000000; do
+          d="$L/ncusk/$shape-f$f"
+          LADDER_TUNE=kernel=coop1,fixup=$f T 200 ncu --clock-control none --section SourceCounters --section WarpStateStats \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:cooperative --launch-skip 1 --launch-count 1 \
+            -f -o "$d" "$B/ladder" check --steps best --shapes $shape --seeds 1 > "$d.log" 2>&1
+          ncu -i "$d.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip > "$d-sass.csv.gz"
+          ncu -i "$d.ncu-rep" --page details --print-details all > "$d-details.txt" 2>&1
+          echo "$shape fixup=$f: $(grep -E 'Duration|DRAM Throughput|Warp Cycles Per Issued' "$d-details.txt" | head -3 | tr -s ' ' | tr '\n' '|')"
+          rm -f "$d.ncu-rep"
+        done
+      done ;;
+    cublasnames)  # the kernel cuBLAS runs (name, grid) on mid-M shapes best loses, from ncu's launch statistics
+      for shape in 384x3584x3584 192x5120x5120 384x3072x8192 96x5120x5120 640x9216x3072 384x16384x3072 192x5120x13824; do
+        T 100 ncu --clock-control none --section LaunchStats --metrics gpu__time_duration.sum -k regex:nvjet --launch-skip 2 \
+          --launch-count 1 "$B/ladder" bench --steps best --shapes $shape --target-ms 1 --warmup-ms 1 > "$L/cublas-$shape.txt" 2>&1
+        echo "$shape: $(grep -E 'nvjet|Duration|Grid Size|Block Size|Cluster Size' "$L/cublas-$shape.txt" | tr -s ' ' | tr '\n' '|' | cut -c1-400)"
+      done ;;
+    fix8)
+      ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model
   esac
 }
