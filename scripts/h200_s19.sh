@@ -10,6 +10,8 @@
 #                      384x3584x3584: where the split's ~15 us go (logs/ncusk/*-sass.csv.gz, *-details.txt)
 #   GROUPS_=cublasnames  the kernels cuBLAS runs on mid-M shapes (ncu launch statistics)
 #   GROUPS_=fix8       coop1 at a fix-up estimate of 8 K-tiles against auto (20) on the shapes best gives coop1
+#   GROUPS_=tok        small-M's token tile above 64 tokens (fitted_tokens): 96 and 64 forced checked (check, the
+#                      v2/torch check of the fused copies), then auto against small-M at tok=64, 96 and 128
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -62,6 +64,17 @@ session_group() {
           --launch-count 1 "$B/ladder" bench --steps best --shapes $shape --target-ms 1 --warmup-ms 1 > "$L/cublas-$shape.txt" 2>&1
         echo "$shape: $(grep -E 'nvjet|Duration|Grid Size|Block Size|Cluster Size' "$L/cublas-$shape.txt" | tr -s ' ' | tr '\n' '|' | cut -c1-400)"
       done ;;
+    tok)
+      for t in 96 64; do
+        LADDER_TUNE=kernel=small_m,tok=$t T 150 "$B/ladder" check --steps best --seeds 2 \
+          --shapes 65x1000x520,96x5120x5120,97x4096x4104,192x5120x5120,200x777x2056,288x3584x3584,385x3072x8192,500x1000x1000,130x2000x4100 \
+          > "$L/check-tok$t.log" 2>&1
+        echo "check tok=$t: $(tail -1 "$L/check-tok$t.log")"
+      done
+      LADDER_TUNE=kernel=small_m,tok=96 T 150 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-tok96.csv" > "$L/check-v2-tok96.log" 2>&1
+      echo "v2 tok=96: $(tail -1 "$L/check-v2-tok96.log")"; grep FAIL "$L/check-v2-tok96.log" | head -5
+      ab tok "$MIDM,80x14336x4096,100x8192x8192,160x4096x4096,288x4096x4096,288x14336x4096,320x5120x5120,448x3584x3584,96x4096x4096,96x14336x4096" \
+        ";kernel=small_m,tok=64;kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model

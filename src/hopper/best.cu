@@ -115,7 +115,8 @@ double small_m_us(const detail::Problem& p) {
   // 56, 1536²×4096 52.7 against 38.4). The model takes 550 and 360.
   const int64_t tiles_128 = ((p.M + 127) / 128) * ((p.out_cols() * (p.ep.swiglu ? 2 : 1) + 127) / 128);
   const double wide_rate = 4 * tiles_128 < 3 * detail::sm_count() ? 550e6 : 360e6;
-  const double rate = n_tok <= 64 ? 250e6 : p.M <= 128 ? 450e6 : wide_rate;  // FLOP per µs
+  // (The 64-token tile of 128 weight rows above 64 tokens, fitted_tokens' pick, is the 128-row tile's rate.)
+  const double rate = n_tok <= 64 && (p.M <= 64 || consumers == 1) ? 250e6 : p.M <= 128 ? 450e6 : wide_rate;  // FLOP per µs
   const double flops = 2.0 * static_cast<double>(p.M) * static_cast<double>(p.N) * static_cast<double>(p.K);
   const double bytes = 2.0 * static_cast<double>(p.M * p.K + p.N * p.K + p.M * p.out_cols());
   return kSmallMFixedUs + std::max(bytes / kReadBytesPerUs, flops / rate);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -94,6 +95,26 @@ std::string describe(const detail::Problem& p, bool pdl);
 // and s14's call1/ agree); above 128 tokens slower but at 256×1024×4096. A 256-row tile (four consumers) lost on 20
 // of 21 rows (s17 call1/wide-summary.txt: 19.2 against 16.3 µs at 128×4096×4096; a tie at 128×128256×4096): not kept.
 // `wg=1|2` forces one or two warpgroups at 33–128 tokens; `wg=1` above 128 tokens asks for 64 × 64 tiles there too.
+// Above 64 tokens, the 128-row tiles' token tile: 64, 96 or 128, whichever leaves the busiest SM the fewest token
+// columns to compute: ⌈tiles / SMs⌉ · n with a wave or more of tiles, else n / s, s the K split that would fill the
+// SMs (at most 8, at least 4 K-tiles a CTA). A token tile of 96 fits 65-96 tokens a tile where 128 computes a third
+// more columns than there are tokens (96, 192, 288, 384 tokens), and gives more tiles where 128 leaves SMs idle
+// (384×3584: 112 tiles against 84); 64 makes more tiles where 96 and 128 cannot fill the SMs without a split
+// (192×5120: 120 tiles). Ties go to the wider tile (fewer re-reads of the weights). cuBLAS picks the same tiles on
+// these shapes (ncu, 2026-12-03: 96×128 tiles at 384×3584×3584, 128×64 at 192×5120×5120; docs/notes.md).
+inline int fitted_tokens(int64_t M, int64_t K, int64_t weight_tiles, int sms) {
+  const int64_t k_tiles = (K + 63) / 64;
+  int best_n = 128;
+  double best = 0;
+  for (int n : {128, 96, 64}) {
+    const int64_t tiles = (M + n - 1) / n * weight_tiles;
+    const int64_t split = std::clamp<int64_t>(std::min<int64_t>(sms / std::max<int64_t>(tiles, 1), k_tiles / 4), 1, 8);
+    const double busiest = tiles >= sms ? static_cast<double>((tiles + sms - 1) / sms) * n : static_cast<double>(n) / split;
+    if (n == 128 || busiest < 0.999 * best) best = busiest, best_n = n;
+  }
+  return best_n;
+}
+
 inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const int wg = detail::tuning().consumers;
   const int64_t tiles_128 = (p.out_cols() + (p.ep.swiglu ? 63 : 127)) / (p.ep.swiglu ? 64 : 128);
@@ -106,7 +127,8 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
     }
   const bool narrow = p.M <= 128 && 16 * tiles_128 <= detail::sm_count();
   consumers = wg != 0 ? wg : narrow ? 1 : 2;
-  n_tok = consumers == 1 ? 64 : 128;
+  const int tok = detail::tuning().tokens;
+  n_tok = consumers == 1 ? 64 : tok != 0 ? tok : fitted_tokens(p.M, p.K, tiles_128, detail::sm_count());
 }
 }  // namespace small_m
 

@@ -313,6 +313,7 @@ void dispatch(const detail::Problem& p, F&& f) {
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
+      case 96: return f.template operator()<Config<T, 2, 96>>();
       default: return f.template operator()<Config<T, 2, 128>>();
     }
   };
@@ -403,7 +404,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   };
   if (tune.ctas_per_sm > 0) {
     size_for(tune.ctas_per_sm);
-  } else if (Cfg::N_TOK == 128) {
+  } else if (Cfg::N_TOK >= 96) {  // the 96-token tile (fitted_tokens) as the 128-token tile it replaces
     size_for(4 * pl.tiles >= 3 * sms ? 2 : 1);
     // The 128-token tile, when SMs are left idle: a split at one CTA an SM (its 3-stage ring at two is too
     // shallow: 128×4096×4096 split 4 at two an SM 22.5 µs; split 4 at one does not fit at once: 28 µs;
