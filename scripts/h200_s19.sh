@@ -12,11 +12,16 @@
 #   GROUPS_=fix8       coop1 at a fix-up estimate of 8 K-tiles against auto (20) on the shapes best gives coop1
 #   GROUPS_=tok        small-M's token tile above 64 tokens (fitted_tokens): 96 and 64 forced checked (check, the
 #                      v2/torch check of the fused copies), then auto against small-M at tok=64, 96 and 128
+#   GROUPS_=rule19     this session's rules (fitted_tokens up to 288 tokens, coop1's fix-up 8 at 2+ tile rows): check,
+#                      then auto against tok=128 and fixup=20 (the rules before) on the off-suite shapes at 80-640 tokens
+#   GROUPS_=offsuite   the off-suite shapes ($MS tokens) through best alone, one CSV (docs/results/bench-offsuite.csv)
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
+# Other models' linear layers (N x K): Qwen2.5-7B, Llama-2-13B, Phi-3-mini, a fused q/k/v (as h200_s18.sh).
+OFF_LAYERS="3584x3584 512x3584 37888x3584 3584x18944 5120x5120 13824x5120 5120x13824 9216x3072 16384x3072 3072x8192 6144x4096"
 mkdir -p "$L/csv"
 # best's losers at 96-640 tokens in docs/results/bench-offsuite.csv (4972091), and the decode suite's at 128-512.
 MIDM="96x37888x3584,96x5120x5120,96x13824x5120,96x5120x13824,96x9216x3072,96x16384x3072,96x6144x4096,\
@@ -75,6 +80,17 @@ session_group() {
       echo "v2 tok=96: $(tail -1 "$L/check-v2-tok96.log")"; grep FAIL "$L/check-v2-tok96.log" | head -5
       ab tok "$MIDM,80x14336x4096,100x8192x8192,160x4096x4096,288x4096x4096,288x14336x4096,320x5120x5120,448x3584x3584,96x4096x4096,96x14336x4096" \
         ";kernel=small_m,tok=64;kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
+    rule19)
+      T 150 "$B/ladder" check --steps best --seeds 2 \
+        --shapes 65x1000x520,96x5120x5120,97x4096x4104,192x5120x5120,200x777x2056,288x3584x3584,385x3072x8192,130x2000x4100,160x4096x4096,384x16384x3072,640x9216x3072 \
+        > "$L/check-rule19.log" 2>&1
+      echo "check rule19: $(tail -1 "$L/check-rule19.log")"
+      T 150 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2.csv" > "$L/check-v2.log" 2>&1
+      echo "v2: $(tail -1 "$L/check-v2.log")"; grep FAIL "$L/check-v2.log" | head -5
+      ab rule19 "$(LAYERS="$OFF_LAYERS" shapes "96 192 288 384 640"),80x14336x4096,160x4096x4096,120x8192x8192,250x14336x4096" ";tok=128;fixup=20" ;;
+    offsuite)
+      T 200 "$B/ladder" bench --steps best --shapes "$(LAYERS="$OFF_LAYERS" shapes "${MS:-96 192 384 640 1000 2048}")" \
+        --target-ms ${TMS:-60} --warmup-ms 30 --csv "$OUT/bench-offsuite.csv" > "$L/offsuite.log" 2>&1; tail -3 "$L/offsuite.log" ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model

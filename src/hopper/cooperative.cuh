@@ -277,6 +277,13 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
 
 // The most tile rows a row-synchronous schedule takes (StreamKArgs::rows): 132 SMs / 8 = 16 workers.
 inline constexpr int kRowSyncMaxRows = 8;
+// The fix-up estimate (StreamKScheduler::make) of a row-synchronous schedule of two or more tile rows: 8 K-tiles, not
+// 20, so that it splits the last wave of more shapes. Measured 2026-12-03 (docs/results/dev/2026-12-03-s19/call2/
+// fix8-summary.txt, two interleaved rounds against 20, µs): 384×37888×3584 174-181 against 190-197, 384×16384×3072
+// 75-77 against 82-84, 640×9216×3072 71-72 against 80-81, 560×9216×3072 66-67 against 74-75, 384×128256×4096
+// 619-627 against 640-643; the rest of the 31 shapes within the rounds' spread. With one tile row (a stream of B)
+// it lost: 72×57344×8192 245-248 against 234-235, so one row keeps kStreamKFixupUnits.
+inline constexpr int kRowSyncFixupUnits = 8;
 
 // The configurations the ladder and best use.
 //                   STAGES  GROUP_M  EPI_COLS  TILE_N
@@ -317,13 +324,15 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   const int resident = detail::persistent_grid(reinterpret_cast<const void*>(kernel), kClusterSize, Cfg::kThreads,
                                                Cfg::kSmemBytes, INT32_MAX) / kClusterSize;
   const int tiles = static_cast<int>(cluster_tiles<Cfg>(p)), k_tiles = static_cast<int>((p.K + BLK_K - 1) / BLK_K);
-  const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup : kStreamKFixupUnits;
   static_assert(Cfg::CLUSTER_M * Cfg::TILE_M == 256 || Cfg::CLUSTER_M == 1, "stream_k_many_pieces counts 256-row cluster tiles");
   // One CTA a cluster: many pieces wherever there are fewer tiles than SMs (each CTA reads its own B).
   const bool many = Cfg::CLUSTER_M == 1 || stream_k_many_pieces(p);
   // The 1-CTA tile with a few tile rows: a row-synchronous schedule over the columns (StreamKArgs::rows).
   const int tile_rows = static_cast<int>((p.M + Cfg::TILE_M - 1) / Cfg::TILE_M);
   const int rows = Cfg::CLUSTER_M == 1 && stream_k && tile_rows <= kRowSyncMaxRows ? tile_rows : 0;
+  const int fixup = detail::tuning().fixup >= 0 ? detail::tuning().fixup
+                    : rows > 1                  ? kRowSyncFixupUnits
+                                                : kStreamKFixupUnits;
   const int units = rows > 0 ? tiles / rows : tiles, unit_workers = rows > 0 ? resident / rows : resident;
   StreamKArgs sk{StreamKScheduler::make(units, k_tiles, unit_workers, fixup, many), nullptr, nullptr, rows};
   if (!stream_k || sk.sched.sk_tiles == 0) sk.sched = {units, k_tiles, std::min(unit_workers, units), 0, 0};

@@ -100,9 +100,17 @@ std::string describe(const detail::Problem& p, bool pdl);
 // SMs (at most 8, at least 4 K-tiles a CTA). A token tile of 96 fits 65-96 tokens a tile where 128 computes a third
 // more columns than there are tokens (96, 192, 288, 384 tokens), and gives more tiles where 128 leaves SMs idle
 // (384×3584: 112 tiles against 84); 64 makes more tiles where 96 and 128 cannot fill the SMs without a split
-// (192×5120: 120 tiles). Ties go to the wider tile (fewer re-reads of the weights). cuBLAS picks the same tiles on
-// these shapes (ncu, 2026-12-03: 96×128 tiles at 384×3584×3584, 128×64 at 192×5120×5120; docs/notes.md).
+// (192×5120: 120 tiles). Ties go to the wider tile (fewer re-reads of the weights). Up to three 96-token tiles
+// (M ≤ 288): with four or more, each weight tile's re-reads cost more than the padding saves (the kernel is then
+// bound by what its SMs take in from L2, ~7.5 TB/s in all). Measured 2026-12-03 (docs/results/dev/2026-12-03-s19/
+// call3/tok-summary.txt, small-M forced at tok=64/96/128, two interleaved rounds, µs): the rule's tile was the fastest
+// on every row at 80-288 tokens but 128×4096×4096 (128: 16.8, 64: 15.7) and 256×1024×8192 (1 %): 192×3584×18944 58.1
+// against 61.0 at 128, 192×5120×5120 28.6 against 33.5, 192×5120×13824 72.1 against 81.4, 192×6144×4096 25.7 against
+// 27.8, 96×37888×3584 100.9 against 106.3, 80×14336×4096 37.3 against 37.6; at 384 tokens 96 lost on the 3584-wide
+// layers (384×3584×18944 125.1 against 108.0, 384×3584×3584 26.6 against 24.2). cuBLAS picks such tiles too (ncu:
+// 128×64 at 192×5120×5120, 96-token tiles at 384×3584×3584 in clusters of four that multicast the weights).
 inline int fitted_tokens(int64_t M, int64_t K, int64_t weight_tiles, int sms) {
+  if (M > 3 * 96) return 128;
   const int64_t k_tiles = (K + 63) / 64;
   int best_n = 128;
   double best = 0;
