@@ -15,6 +15,8 @@
 #   GROUPS_=rule19     this session's rules (fitted_tokens up to 288 tokens, coop1's fix-up 8 at 2+ tile rows): check,
 #                      then auto against tok=128 and fixup=20 (the rules before) on the off-suite shapes at 80-640 tokens
 #   GROUPS_=offsuite   the off-suite shapes ($MS tokens) through best alone, one CSV (docs/results/bench-offsuite.csv)
+#   GROUPS_=narrowmid  the narrow layers (1024-4096 rows) at 128-512 tokens: auto against small-M's 64x64 tiles (wg=1,
+#                      at one and two CTAs an SM), its 128x64 and 128x96 tiles, and the 128x64 ping-pong
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -91,6 +93,9 @@ session_group() {
     offsuite)
       T 200 "$B/ladder" bench --steps best --shapes "$(LAYERS="$OFF_LAYERS" shapes "${MS:-96 192 384 640 1000 2048}")" \
         --target-ms ${TMS:-60} --warmup-ms 30 --csv "$OUT/bench-offsuite.csv" > "$L/offsuite.log" 2>&1; tail -3 "$L/offsuite.log" ;;
+    narrowmid)
+      ab narrowmid "$(LAYERS="1024x4096 1024x8192 1024x14336 2048x4096 4096x4096" shapes "128 192 256 384 512")" \
+        ";kernel=small_m,wg=1;kernel=small_m,wg=1,cps=2;kernel=small_m,tok=64;kernel=small_m,tok=96;kernel=pingpong_narrow" ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model
