@@ -17,6 +17,8 @@
 #   GROUPS_=offsuite   the off-suite shapes ($MS tokens) through best alone, one CSV (docs/results/bench-offsuite.csv)
 #   GROUPS_=narrowmid  the narrow layers (1024-4096 rows) at 128-512 tokens: auto against small-M's 64x64 tiles (wg=1,
 #                      at one and two CTAs an SM), its 128x64 and 128x96 tiles, and the 128x64 ping-pong
+#   GROUPS_=toksan     compute-sanitizer memcheck, racecheck and synccheck on small-M's 128x96 and 128x64 tiles above 64
+#                      tokens (forced), and the GPU tests of the small-M family, stream-K and the 1-CTA tile
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -96,6 +98,16 @@ session_group() {
     narrowmid)
       ab narrowmid "$(LAYERS="1024x4096 1024x8192 1024x14336 2048x4096 4096x4096" shapes "128 192 256 384 512")" \
         ";kernel=small_m,wg=1;kernel=small_m,wg=1,cps=2;kernel=small_m,tok=64;kernel=small_m,tok=96;kernel=pingpong_narrow" ;;
+    toksan)
+      for tool in ${TOOLS:-memcheck racecheck synccheck}; do
+        for t in kernel=small_m,tok=96 kernel=small_m,tok=64 kernel=coop1,fixup=8; do
+          LADDER_TUNE=$t T 80 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
+            --shapes 97x1000x1032,200x777x520,288x512x1024 --seeds 1 > "$L/sanitize-$tool-${t//[=,]/-}.log" 2>&1
+          echo "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed|nvjet' "$L/sanitize-$tool-${t//[=,]/-}.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ' | cut -c1-300)"
+        done
+      done
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM*:StreamK.*:CoopFit.*:Pdl.*' > "$L/tests-tok.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-tok.log" | head ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model

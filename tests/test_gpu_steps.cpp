@@ -373,6 +373,34 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
   }
 }
 
+// The small-M kernel's fitted token tiles above 64 tokens (small_m::fitted_tokens): 128×96 and 128×64, as best picks
+// them on the H200's 132 SMs and forced (LADDER_TUNE tok=) on ragged shapes (a short last token tile, odd N, K % 8 ≠ 0
+// through best's padding), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun).
+TEST(SmallM, FittedTokenTilesMatchReferences) {
+  const detail::DeviceInfo dev = detail::current_device();
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  const detail::Tuning saved = detail::tuning();
+  struct Case {
+    int64_t M, N, K;
+    int tok;           // 0: best's own pick (checked on 132 SMs), else forced with kernel=small_m
+    const char* tile;  // in the launch trace
+  };
+  const std::vector<Case> cases = {{96, 5120, 5120, 0, "small-M 128x96"},  {192, 3584, 3584, 0, "small-M 128x96"},
+                                   {192, 5120, 5120, 0, "small-M 128x64"},  {97, 4096, 4104, 96, "small-M 128x96"},
+                                   {200, 777, 2056, 96, "small-M 128x96"},  {288, 3584, 3584, 96, "small-M 128x96"},
+                                   {385, 3072, 8192, 96, "small-M 128x96"}, {130, 2000, 4100, 64, "small-M 128x64"},
+                                   {500, 1000, 1000, 64, "small-M 128x64"}, {70, 1000, 520, 96, "small-M 128x96"}};
+  for (const Case& c : cases) {
+    detail::Tuning t = saved;
+    if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok;
+    const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 19, t);
+    EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
+    EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K;
+    if (c.tok != 0 || dev.sms == 132) EXPECT_NE(trace.find(c.tile), std::string::npos) << c.M << "x" << c.N << "x" << c.K << ": " << trace;
+  }
+}
+
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
 // edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
 // after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows

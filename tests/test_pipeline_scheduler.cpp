@@ -8,6 +8,7 @@
 
 #include "device/pipeline.hpp"
 #include "device/scheduler.hpp"
+#include "hopper/families.hpp"
 
 using namespace ladder;
 
@@ -204,4 +205,24 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
   EXPECT_NEAR(StreamKScheduler::make(1024, 128, 66).tile_times(), 1024.0 / 66 + 20.0 / 128, 1e-9);
   // With no fix-up cost every partial wave is split.
   EXPECT_EQ(StreamKScheduler::make(256, 64, 66, /*fixup_units=*/0).sk_tiles, 58);
+}
+
+// The small-M kernel's token tile above 64 tokens (small_m::fitted_tokens), on the H200's 132 SMs: the tile that
+// leaves the busiest SM the fewest token columns, ties to the wider one, 128 beyond three 96-token tiles.
+TEST(SmallMTokens, FitsTheTokenTileToTheTokensAndTheSms) {
+  struct Case {
+    int64_t M, N, K;
+    int want;
+  };
+  const std::vector<Case> cases = {
+      {96, 5120, 5120, 96},    // one tile of 96 against 128: a quarter of the columns less
+      {192, 3584, 3584, 96},   // two of 96 (56 tiles, split 2) against two of 128
+      {192, 5120, 5120, 64},   // three of 64: 120 tiles fill the SMs without a split
+      {288, 4096, 4096, 96},   // three of 96: 96 tiles; 64 would take two waves
+      {128, 4096, 4096, 128},  // a tie with 64 (split 4 against split 2): the wider tile
+      {384, 3584, 3584, 128},  // four tiles of 96 would re-read each weight tile four times
+      {640, 9216, 3072, 128},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(hopper::small_m::fitted_tokens(c.M, c.K, (c.N + 127) / 128, 132), c.want) << c.M << "x" << c.N << "x" << c.K;
 }
