@@ -19,6 +19,8 @@
 #                      at one and two CTAs an SM), its 128x64 and 128x96 tiles, and the 128x64 ping-pong
 #   GROUPS_=toksan     compute-sanitizer memcheck, racecheck and synccheck on small-M's 128x96 and 128x64 tiles above 64
 #                      tokens (forced), and the GPU tests of the small-M family, stream-K and the 1-CTA tile
+#   GROUPS_=wshare     small-M's weight sharing (LADDER_TUNE wshare=2: two token tiles a cluster, the weights multicast):
+#                      check and the sanitizers forced, then each token tile with and without it at 128-512 tokens
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -108,6 +110,20 @@ session_group() {
       done
       T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM*:StreamK.*:CoopFit.*:Pdl.*' > "$L/tests-tok.log" 2>&1
       grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-tok.log" | head ;;
+    wshare)
+      for t in 96 128 64; do
+        LADDER_TUNE=kernel=small_m,tok=$t,wshare=2,trace=1 T 150 "$B/ladder" check --steps best --seeds 2 \
+          --shapes 192x5120x5120,200x2056x2056,256x4096x4104,384x3584x3584,385x3000x8192,130x2000x4100,512x1000x1000 \
+          > "$L/check-wshare$t.log" 2>&1
+        echo "check tok=$t wshare=2: $(grep -E 'passed' "$L/check-wshare$t.log") shared launches: $(grep -c 'share 2' "$L/check-wshare$t.log")"
+      done
+      for tool in memcheck racecheck synccheck; do
+        LADDER_TUNE=kernel=small_m,tok=96,wshare=2 T 80 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best \
+          --shapes 192x1000x1032,384x512x520 --seeds 1 > "$L/sanitize-$tool-wshare.log" 2>&1
+        echo "$tool wshare: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool-wshare.log" | tr '\n' ' ')"
+      done
+      ab wshare "192x3584x3584,192x5120x5120,192x3584x18944,192x3072x8192,192x6144x4096,192x13824x5120,384x3584x3584,384x5120x5120,384x3584x18944,384x3072x8192,384x6144x4096,384x16384x3072,256x4096x4096,256x14336x4096,256x5120x5120,128x4096x4096,512x4096x4096,512x1024x4096" \
+        ";kernel=small_m,tok=96;kernel=small_m,tok=96,wshare=2;kernel=small_m,tok=128;kernel=small_m,tok=128,wshare=2;kernel=small_m,tok=64;kernel=small_m,tok=64,wshare=2" ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model
