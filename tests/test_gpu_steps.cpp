@@ -400,25 +400,6 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
     EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K;
     if (c.tok != 0 || dev.sms == 132) EXPECT_NE(trace.find(c.tile), std::string::npos) << c.M << "x" << c.N << "x" << c.K << ": " << trace;
   }
-  // Weight sharing (LADDER_TUNE wshare=2): pairs of token tiles as clusters of two at split 1, each CTA loading half of
-  // a stage's weights for both; an odd count of token tiles is not shared. Checked the same way.
-  struct Shared {
-    int64_t M, N, K;
-    int tok;
-    bool shared;
-  };
-  for (const Shared& c : std::vector<Shared>{{192, 3584, 3584, 96, true},
-                                             {384, 3584, 3584, 96, true},
-                                             {256, 4096, 4104, 128, true},
-                                             {250, 2056, 1000, 128, true},
-                                             {200, 2056, 2056, 96, false}}) {
-    detail::Tuning t = saved;
-    t.kernel = "small_m", t.tokens = c.tok, t.wshare = 2, t.split = 1;
-    const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 29, t);
-    EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << " shared: " << r.reason;
-    EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K << " shared";
-    EXPECT_EQ(trace.find("share 2") != std::string::npos, c.shared) << c.M << "x" << c.N << "x" << c.K << ": " << trace;
-  }
 }
 
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged

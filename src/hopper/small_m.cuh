@@ -78,8 +78,6 @@ struct Args {
   uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
-  int share;                  // 2: at split 1, the cluster is two token tiles of one weight block, each CTA loading half of
-                              // the weights a stage and multicasting it to both (LADDER_TUNE wshare=2); else 1
 };
 
 template <class T>
@@ -117,9 +115,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes);
   uint64_t* const empty_bar = full_bar + stages;
   const cg::cluster_group cluster = cg::this_cluster();
-  // The cluster: `split` CTAs over K of one tile, or (share 2, split 1) two token tiles sharing the weights.
-  const int share = args.share, crank = static_cast<int>(cluster.block_rank());
-  const int split = static_cast<int>(cluster.num_blocks()) / share, rank = crank % split;
+  const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
 
   // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range.
   const int token0 = static_cast<int>(blockIdx.x / split) * N_TOK;
@@ -135,12 +131,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   if (threadIdx.x == 0) {
     for (int st = 0; st < stages; ++st) {
       mbarrier_init(&full_bar[st], 1);
-      mbarrier_init(&empty_bar[st], share * Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp (of both CTAs)
+      mbarrier_init(&empty_bar[st], Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
     }
     fence_barrier_init();
   }
-  if (share > 1) cluster.sync();  // the peer's barriers are initialized before a multicast signals them
-  else __syncthreads();
+  __syncthreads();
 
   const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
@@ -148,10 +143,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        if (share > 1) {  // this CTA's half of the weights, into both CTAs' stage
-          tma_load_2d_multicast(w + crank * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, crank == 0 ? w_row0 : w_row1,
-                                &full_bar[st], 0b11);
-        } else if (args.l2evict) {
+        if (args.l2evict) {
           tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
           tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
         } else {
@@ -205,10 +197,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
                                      sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
-      if (i > kb && threadIdx.x % 32 == 0) {
-        if (share > 1) mbarrier_arrive_each_cta(&empty_bar[prev_stage], share);  // both producers write the stage
-        else mbarrier_arrive(&empty_bar[prev_stage]);
-      }
+      if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
       prev_stage = read.stage;
       read.advance();
     }
@@ -243,7 +232,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // form. racecheck reports the partials' reads by producer-warp lanes against the consumers' writes past this
   // barrier, with __syncthreads() (even after a __syncwarp()) and with this form alike, and nothing with the cluster
   // barriers (post=0); every check and rerun is right. Not resolved (docs/notes.md, fifteenth session; s15 call2-3).
-  const bool lone = split == 1 && share == 1 && args.lone_sync;
+  const bool lone = split == 1 && args.lone_sync;
   if (lone) {
     cta_barrier_sync();
   } else {
@@ -268,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
     for (int q = 0; q < split; ++q) {
-      const float* Pq = (split == 1 ? P : cluster.map_shared_rank(P, q)) + m * S + c;
+      const float* Pq = (lone ? P : cluster.map_shared_rank(P, q)) + m * S + c;
       const float4 v = *reinterpret_cast<const float4*>(Pq);
       a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
       if (F != Fused::none && args.half) {
@@ -288,7 +277,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         valid == 4 && reinterpret_cast<uintptr_t>(static_cast<char*>(args.D) + idx * bytes) % (4 * bytes) == 0;
     store4<T>(args.D, args.d, idx, out, valid, vector);
   }
-  if (!lone) cluster.sync();  // no CTA leaves while another may still read its SMEM (or arrive on its barriers)
+  if (!lone) cluster.sync();  // no CTA leaves while another may still read its SMEM
 }
 
 // ── host side ────────────────────────────────────────────────────────────────────────────────────────
@@ -296,7 +285,6 @@ inline constexpr size_t kSmemPerSm = 228 * 1024;  // H100/H200: 228 KB per SM, 1
 
 struct Plan {
   int consumers = 1, n_tok = 8, split = 1, stages = 2, ctas_per_sm = 1;
-  int share = 1;  // CTAs a cluster that share the weights (Args::share)
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
@@ -464,12 +452,8 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     rebalance(2, 0, 4);
   }
   pl.ctas = pl.tiles * pl.split;
-  // Weight sharing (LADDER_TUNE wshare=2): at split 1, pairs of token tiles of one weight block as clusters of two.
-  const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
-  pl.share = tune.wshare == 2 && pl.split == 1 && token_tiles % 2 == 0 ? 2 : 1;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
-  const int cluster_ctas = pl.split * pl.share;
-  pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, cluster_ctas)} * cluster_ctas;
+  pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE split=" + std::to_string(pl.split) +
                                                    " with " + std::to_string(pl.stages) + " stages: no cluster fits");
@@ -520,16 +504,14 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post == 1 ? 1 : 0, pl.share};
+                  detail::tuning().post == 1 ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
-  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * pl.share, pdl, step_id, tw, tx, tx_tail,
-                           args);
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + (pl.share > 1 ? " share 2" : "") + " stages " + std::to_string(pl.stages) +
-           (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });

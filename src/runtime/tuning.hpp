@@ -5,7 +5,6 @@
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
 //                                           wg=<consumer warpgroups at 33-128 tokens; 1: 64-row tiles at any M>,
 //                                           tok=64|96|128 (small-M's token tile of 128 weight rows above 64 tokens),
-//                                           wshare=2 (small-M at split 1: two token tiles share the weights, multicast),
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
@@ -33,7 +32,6 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 128 (0 = auto)
-  int wshare = 1;       // small-M: 2 = at split 1, two token tiles of a weight block as a cluster sharing the weights by multicast
   int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
@@ -48,7 +46,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, wshare, width, fitcl, xbox, post, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
