@@ -22,6 +22,7 @@
 #   GROUPS_=wshare     small-M's weight sharing (LADDER_TUNE wshare=2: two token tiles a cluster, the weights multicast):
 #                      check and the sanitizers forced, then each token tile with and without it at 128-512 tokens.
 #                      Needs branch wip/s19-wshare's build: the sharing lost (call 9) and is not on main.
+#   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
 # build/release/{libladder.so,libladder.so.0,libladder.so.0.1.0,ladder,tests/ladder_tests,generated}.
@@ -125,6 +126,8 @@ session_group() {
       done
       ab wshare "192x3584x3584,192x5120x5120,192x3584x18944,192x3072x8192,192x6144x4096,192x13824x5120,384x3584x3584,384x5120x5120,384x3584x18944,384x3072x8192,384x6144x4096,384x16384x3072,256x4096x4096,256x14336x4096,256x5120x5120,128x4096x4096,512x4096x4096,512x1024x4096" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=96,wshare=2;kernel=small_m,tok=128;kernel=small_m,tok=128,wshare=2;kernel=small_m,tok=64;kernel=small_m,tok=64,wshare=2" ;;
+    pytest)
+      T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     fix8)
       ab fix8 "$RULE1,$ODD,$OFF1" ";kernel=coop1,fixup=8" ;;
     *) common_group "$1" ;;  # tests, final, model
