@@ -2,7 +2,8 @@
 // bf16, an fp16/bf16/fp32 D and the fused epilogue. It picks one kernel family per problem by one cost model:
 //   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
 //       t ≈ 3 µs + max(bytes / 3.4 TB/s, FLOPs / rate of its tile: 250, 450 or, above 128 tokens, 360 TFLOP/s),
-//     above 128 tokens only from K = 2048;
+//     above 128 tokens only from K = 2048; above 64 tokens its 128-row tiles take 64, 96 or 128 tokens, fitted to the
+//     tokens and the SMs up to 288 tokens (small_m::fitted_tokens);
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
