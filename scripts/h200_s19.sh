@@ -22,6 +22,8 @@
 #   GROUPS_=wshare     small-M's weight sharing (LADDER_TUNE wshare=2: two token tiles a cluster, the weights multicast):
 #                      check and the sanitizers forced, then each token tile with and without it at 128-512 tokens.
 #                      Needs branch wip/s19-wshare's build: the sharing lost (call 9) and is not on main.
+#   GROUPS_=prefill    scripts/prefill_gemms.py: the 512-token prefill's linears, torch's F.linear against ladder.linear,
+#                      back to back in CUDA graphs (fp16 and bf16; CSVs in $OUT)
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -126,6 +128,10 @@ session_group() {
       done
       ab wshare "192x3584x3584,192x5120x5120,192x3584x18944,192x3072x8192,192x6144x4096,192x13824x5120,384x3584x3584,384x5120x5120,384x3584x18944,384x3072x8192,384x6144x4096,384x16384x3072,256x4096x4096,256x14336x4096,256x5120x5120,128x4096x4096,512x4096x4096,512x1024x4096" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=96,wshare=2;kernel=small_m,tok=128;kernel=small_m,tok=128,wshare=2;kernel=small_m,tok=64;kernel=small_m,tok=64,wshare=2" ;;
+    prefill)
+      for d in fp16 bf16; do
+        T 120 python3 scripts/prefill_gemms.py --dtype $d --out "$OUT/prefill-gemms-$d.csv" > "$L/prefill-$d.log" 2>&1; cat "$L/prefill-$d.log"
+      done ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     fix8)

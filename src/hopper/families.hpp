@@ -102,7 +102,8 @@ std::string describe(const detail::Problem& p, bool pdl);
 // (384×3584: 112 tiles against 84); 64 makes more tiles where 96 and 128 cannot fill the SMs without a split
 // (192×5120: 120 tiles). Ties go to the wider tile (fewer re-reads of the weights). Up to three 96-token tiles
 // (M ≤ 288): with four or more, each weight tile's re-reads cost more than the padding saves (the kernel is then
-// bound by what its SMs take in from L2, ~7.5 TB/s in all). Measured 2026-12-03 (docs/results/dev/2026-12-03-s19/
+// bound by what its SMs take in, ~7.5 TB/s in all; sharing the weights by multicast between two token tiles did not
+// lift it: docs/notes.md, nineteenth session, call 9). Measured 2026-12-03 (docs/results/dev/2026-12-03-s19/
 // call3/tok-summary.txt, small-M forced at tok=64/96/128, two interleaved rounds, µs): the rule's tile was the fastest
 // on every row at 80-288 tokens but 128×4096×4096 (128: 16.8, 64: 15.7) and 256×1024×8192 (1 %): 192×3584×18944 58.1
 // against 61.0 at 128, 192×5120×5120 28.6 against 33.5, 192×5120×13824 72.1 against 81.4, 192×6144×4096 25.7 against
