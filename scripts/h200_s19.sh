@@ -21,7 +21,7 @@
 #                      tokens (forced), and the GPU tests of the small-M family, stream-K and the 1-CTA tile
 #   GROUPS_=wshare     small-M's weight sharing (LADDER_TUNE wshare=2: two token tiles a cluster, the weights multicast):
 #                      check and the sanitizers forced, then each token tile with and without it at 128-512 tokens.
-#                      Needs branch wip/s19-wshare's build: the sharing lost (call 9) and is not on main.
+#                      Needs the build of 67028d7/e75ab5a (branch wip/s19-wshare): the sharing lost (call 9), reverted on main.
 #   GROUPS_=prefill    scripts/prefill_gemms.py: the 512-token prefill's linears, torch's F.linear against ladder.linear,
 #                      back to back in CUDA graphs (fp16 and bf16; CSVs in $OUT)
 #   GROUPS_=pytest     the Python package's tests on the GPU
