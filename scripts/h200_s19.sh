@@ -24,6 +24,8 @@
 #                      Needs the build of 67028d7/e75ab5a (branch wip/s19-wshare): the sharing lost (call 9), reverted on main.
 #   GROUPS_=prefill    scripts/prefill_gemms.py: the 512-token prefill's linears, torch's F.linear against ladder.linear,
 #                      back to back in CUDA graphs (fp16 and bf16; CSVs in $OUT)
+#   GROUPS_=ncukv      ncu (source counters, warp states, memory) at 512x1024x4096: small-M's 64x64 tiles (wg=1: 128 CTAs,
+#                      no split, cuBLAS's decomposition), its default plan (128x128, split 3) and cuBLAS's kernel
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -131,6 +133,19 @@ session_group() {
     prefill)
       for d in fp16 bf16; do
         T 120 python3 scripts/prefill_gemms.py --dtype $d --out "$OUT/prefill-gemms-$d.csv" > "$L/prefill-$d.log" 2>&1; cat "$L/prefill-$d.log"
+      done ;;
+    ncukv)
+      mkdir -p "$L/ncukv"
+      for v in "wg1:kernel=small_m,wg=1:regex:small_m" "auto::regex:small_m" "cublas::regex:nvjet"; do
+        IFS=: read -r name tune kfilt kre <<< "$v"
+        d="$L/ncukv/$name"
+        LADDER_TUNE=$tune T 150 ncu --clock-control none --section SourceCounters --section WarpStateStats --section SpeedOfLight \
+          --section MemoryWorkloadAnalysis --section LaunchStats -k "$kfilt:$kre" --launch-skip 2 --launch-count 1 -f -o "$d" \
+          "$B/ladder" bench --steps best --shapes 512x1024x4096 --target-ms 1 --warmup-ms 1 > "$d.log" 2>&1
+        ncu -i "$d.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip > "$d-sass.csv.gz"
+        ncu -i "$d.ncu-rep" --page details --print-details all > "$d-details.txt" 2>&1
+        echo "$name: $(grep -E 'Duration|Grid Size|DRAM Throughput|L2 Cache Throughput|Warp Cycles Per Issued' "$d-details.txt" | head -5 | tr -s ' ' | tr '\n' '|')"
+        rm -f "$d.ncu-rep"
       done ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
