@@ -316,19 +316,8 @@ def main(argv=None) -> int:
         return out
 
     def graphed(fn):
-        """fn captured in a CUDA graph (after a warm-up on a side stream): returns replay, output."""
-        if not cuda:
-            return fn, None
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(2):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = fn()
-        return graph.replay, out
+        """fn captured in a CUDA graph (tt.graphed); on the CPU (dry run) fn itself."""
+        return tt.graphed(torch, fn) if cuda else (fn, None)
 
     def timed(fn, reps):
         """Median milliseconds of fn() over reps samples."""

@@ -34,17 +34,10 @@ def main(argv=None) -> int:
     for name, n, k in SHAPES:
         x = torch.randn(args.tokens, k, device=dev, dtype=dt)
         w = torch.randn(n, k, device=dev, dtype=dt) / k ** 0.5
-        graphs = {}
+        replays = {}
         for impl, fn in (("torch", lambda: F.linear(x, w)), ("ladder", lambda: ladder.linear(x, w))):
-            for _ in range(3):
-                fn()
-            torch.cuda.synchronize()
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                for _ in range(args.chain):
-                    fn()
-            graphs[impl] = g
-        t = tt.interleaved(torch, dev, {impl: (lambda i, g=g: g.replay()) for impl, g in graphs.items()}, budget_s=0.5)
+            replays[impl], _ = tt.graphed(torch, lambda fn=fn: [fn() for _ in range(args.chain)])
+        t = tt.interleaved(torch, dev, {impl: (lambda i, r=r: r()) for impl, r in replays.items()}, budget_s=0.5)
         row = {"layer": name, "M": args.tokens, "N": n, "K": k, "dtype": args.dtype,
                "torch_us": 1e3 * t["torch"]["median_ms"] / args.chain, "ladder_us": 1e3 * t["ladder"]["median_ms"] / args.chain}
         row["ladder_over_torch"] = row["torch_us"] / row["ladder_us"]

@@ -4,6 +4,7 @@
   torch / CUDA versions and which libladder was loaded;
 - interleaved(): CUDA-event samples (perf_counter on CPU), one sample of each implementation in turn, after a
   warm-up, so all share the clock and the thermals; medians, not means;
+- graphed(): a callable captured in a CUDA graph (its replay and output);
 - rel_err(): normwise relative error against a reference;
 - write_results(): JSON (provenance + rows) and a CSV of the rows next to it; table(): the closing summary.
 """
@@ -134,6 +135,20 @@ def interleaved(torch, device, impls: Dict[str, Callable[[int], object]], warmup
         ms = clock.ms(s)
         out[name] = {"median_ms": statistics.median(ms), "min_ms": min(ms), "max_ms": max(ms), "reps": len(ms)}
     return out
+
+
+def graphed(torch, fn):
+    """fn captured in a CUDA graph (after a warm-up on a side stream, as torch's docs ask): returns replay, output."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn()
+    return graph.replay, out
 
 
 def rel_err(got, ref) -> float:

@@ -33,6 +33,13 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.step << " " << c.M << "x" << c.N << "x" << c.K << " seed " << c.seed;
 }
 
+// Skips the test unless a Hopper GPU is present; leaves `dev` (the device's facts) in scope. `what` prefixes the
+// reason (the step the test needs), as in "h12 needs an sm_90a GPU".
+#define LADDER_REQUIRE_HOPPER_GPU(what)                                                        \
+  const detail::DeviceInfo dev = detail::current_device();                                     \
+  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;                                   \
+  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << what << why
+
 // check_step under `tuning` with the launch trace on: the check's result and the trace (the tuning is restored).
 struct TracedCheck {
   harness::CheckResult r;
@@ -136,9 +143,7 @@ TEST(GpuVerifier, CatchesCorruptionAndPoison) {
 // best with leading dimensions, K % 8 != 0 and pointers that are only fp16-aligned: against a CPU double
 // reference computed with the same strides.
 TEST(Best, StridedUnalignedAnyK) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  LADDER_REQUIRE_HOPPER_GPU("best ");
   struct S { int64_t M, N, K, lda, ldb, ldd, off; };
   for (const S& c : {S{257, 131, 77, 80, 83, 133, 1}, S{64, 512, 1000, 1000, 1003, 520, 0}, S{300, 17, 5, 7, 9, 17, 3},
                      S{1, 1, 1, 1, 1, 1, 1}, S{128, 256, 520, 528, 520, 264, 8}}) {
@@ -171,9 +176,7 @@ TEST(Best, StridedUnalignedAnyK) {
 // The small-M family's split reduction (partial tiles summed across the cluster in rank order) gives the same
 // bits on every run and on two streams at once, for every split the cost model or a tuning run may pick.
 TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h12 " << why;
+  LADDER_REQUIRE_HOPPER_GPU("h12 ");
   const detail::Tuning saved = detail::tuning();
   for (int split : {2, 3, 7, 8, 16})  // 3 and 7: best's busiest-SM rule takes any split up to 8
     for (const auto& [M, N, K] : std::vector<std::array<int64_t, 3>>{{1, 4096, 4096}, {16, 1000, 4104}, {64, 2048, 8192}}) {
@@ -213,9 +216,7 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
 // CPU references, a bit-identical rerun) on shapes with partial tiles in every dimension, and a width that is not
 // compiled for the problem's cluster refused before launch.
 TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
   struct FitCase {
     int width, cluster;
@@ -276,9 +277,7 @@ TEST(CoopFit, EveryFittedTileMatchesTheReferences) {
 // trace shows both kernels launched many times, so the timed launches switch tunings, not only the verification), a
 // tuning refused at launch fails its row only, and the tuning in force before is back afterwards.
 TEST(Bench, CandidatesRunInterleavedUnderTheirOwnTuning) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
   const std::vector<detail::Tuning> tunings = {detail::parse_tuning("kernel=small_m,trace=1"),
                                                detail::parse_tuning("kernel=pingpong,trace=1"),
@@ -313,9 +312,7 @@ TEST(Bench, CandidatesRunInterleavedUnderTheirOwnTuning) {
 // A tuning that cannot run (a ring deeper than the SMEM holds) is refused with a clear
 // error before anything launches: D keeps its poison, and the next call with the model's plan runs.
 TEST(SmallM, TuningThatCannotRunIsRefusedBeforeLaunch) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h12 " << why;
+  LADDER_REQUIRE_HOPPER_GPU("h12 ");
   const detail::Tuning saved = detail::tuning();
   const int64_t M = 128, N = 4096, K = 4096;
   harness::DeviceBuffer<__half> A(M * K), B(N * K), D(M * N);
@@ -356,9 +353,7 @@ TEST(Device, OtherArchitectureIsRefused) {
 // fills), and of the 1-CTA 128×224 tile at an odd count (3 blocks): checked, and on the H200's 132 SMs the trace shows
 // the pick.
 TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
   struct Case {
     int64_t M, N, K;
@@ -378,9 +373,7 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
 // through best's padding), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun). A layer of at
 // most 1/16 of the SMs in 128-row tiles keeps its 64×64 tiles at 65-128 tokens whatever tok says (tile_for).
 TEST(SmallM, FittedTokenTilesMatchReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
   struct Case {
     int64_t M, N, K;
@@ -409,9 +402,7 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
 // at 65-128 tokens with a wave of its tiles and at 3 or 5 blocks of 128 rows with 9/10 of one or K > 8192 (on the
 // H200's 132 SMs).
 TEST(StreamK, OneCtaTileMatchesReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
   struct Case {
     int64_t M, N, K;
@@ -457,9 +448,7 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  LADDER_REQUIRE_HOPPER_GPU("");
   for (const char* step : {"best", "h10", "h09", "h08"}) {
     const harness::CheckResult r = harness::check_step(step, 1024, 1024, 1024, 5);
     EXPECT_EQ(r.status, harness::Status::pass) << step << ": " << r.reason;
@@ -474,9 +463,7 @@ TEST(Regression, ClusterStepsRunInAnyOrder) {
 // (bit-identical reruns). Through best, 1536²×16384 and 1504×1544×16000 take the 2-CTA fitted 128×144 tile instead
 // (one full wave of 66 clusters, since bbe6fed): the trace shows that pick, the check its sums.
 TEST(StreamK, SplitTilesMatchReferences) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << why;
+  LADDER_REQUIRE_HOPPER_GPU("");
   using Shapes = std::vector<std::array<int64_t, 3>>;
   const Shapes both{{8192, 8192, 8192}, {1536, 1536, 16384}, {1504, 1544, 16000}};
   const Shapes few{{256, 4096, 14336}, {256, 1024, 8192}, {200, 1000, 6000}};
@@ -506,9 +493,7 @@ TEST(StreamK, SplitTilesMatchReferences) {
 // on one stream and replayed from a CUDA graph, gives the bits of the same chain with PDL off and a sync after
 // every GEMM, for each kernel family best runs (forced; the trace shows each launched with PDL).
 TEST(Pdl, BackToBackChainsMatchSerialRuns) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "best " << why;
+  LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
   struct ChainCase {
     const char* kernel;
@@ -593,9 +578,7 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
 
 // The seed's phase bug on real hardware: h04 built without `phase ^= 1` must fail verification.
 TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  LADDER_REQUIRE_HOPPER_GPU("h04 ");
   const int64_t M = 512, N = 512, K = 4096;  // 64 K-tiles: plenty of early returns
   const harness::CheckResult good = harness::check_step("h04", M, N, K, 3);
   EXPECT_EQ(good.status, harness::Status::pass) << good.reason;
@@ -608,9 +591,7 @@ TEST(FaultInjection, ForgottenPhaseToggleIsCaught) {
 // One element a quarter off at 4096³: far inside the normwise bound (which would let ~100 through), over the
 // elementwise one.
 TEST(FaultInjection, OneWrongElementIsCaughtElementwise) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  LADDER_REQUIRE_HOPPER_GPU("h04 ");
   const int64_t M = 4096, N = 4096, K = 4096;
   const harness::CheckResult bad = harness::check_step("h04", M, N, K, 3, "corrupt-one-element");
   EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed one wrong element";
@@ -624,9 +605,7 @@ TEST(FaultInjection, OneWrongElementIsCaughtElementwise) {
 
 // One 8×8 block of D left unwritten: the poison (NaN) is still there, and only there.
 TEST(FaultInjection, SkippedFragmentIsCaught) {
-  const detail::DeviceInfo dev = detail::current_device();
-  if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.error;
-  if (std::string why = detail::arch_support(detail::Arch::hopper); !why.empty()) GTEST_SKIP() << "h04 " << why;
+  LADDER_REQUIRE_HOPPER_GPU("h04 ");
   const harness::CheckResult bad = harness::check_step("h04", 512, 384, 512, 3, "skip-fragment");
   EXPECT_EQ(bad.status, harness::Status::fail) << "the verifier missed an unwritten fragment";
   EXPECT_EQ(bad.vs_cublas.nonfinite, 64) << bad.vs_cublas.detail();
