@@ -9,6 +9,7 @@ residuals, SwiGLU, strided rows and the steps that take them, at a decode size (
 
     LADDER_LIBRARY=build/release/libladder.so python3 scripts/check_v2_torch.py --csv out.csv
     LADDER_TUNE=kernel=pingpong python3 scripts/check_v2_torch.py    # every case through one family of best's
+    LADDER_TUNE=kernel=coop python3 scripts/check_v2_torch.py --set deferred   # the deferred activation
 
 Each family compiles one kernel copy per epilogue kind, so each needs its own run. With LADDER_TUNE forcing a
 family, a case the family cannot take (the library says so: "LADDER_TUNE kernel=… needs/cannot …") is skipped.
@@ -163,13 +164,34 @@ def cases():
     return out
 
 
+def deferred_cases():
+    """Shapes where the cooperative 128×256 tile (LADDER_TUNE kernel=coop) runs several tiles a CTA, so that its
+    deferred activation (the twentieth session) runs under another tile's mainloop: ragged rows and columns, a
+    stream-K last wave, K of more and of fewer K-tiles (17, 5) than a tile has slices (16), SwiGLU's half-width
+    tile; and the cases it leaves to the epilogue after the mainloop (ReLU, beta·C)."""
+    out = []
+    for ab in (F16, BF16):
+        for (m, n, k) in ((1000, 5000, 1032), (1000, 5000, 264), (2048, 4096, 512)):
+            out += [
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_tanh", bias_dtype=F32),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_erf", bias_dtype=ab),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="silu", alpha=0.5),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, swiglu=True, bias_dtype=F32),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="relu", bias_dtype=ab),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_erf", bias_dtype=ab, beta=1.0),
+            ]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv")
+    ap.add_argument("--set", choices=("all", "deferred"), default="all",
+                    help="all: the descriptor's cases; deferred: the cooperative tile's deferred activation")
     args = ap.parse_args()
     rows, failed, skipped = [], 0, 0
     print(f"LADDER_TUNE={os.environ.get('LADDER_TUNE', '')!r}")
-    for i, c in enumerate(cases()):
+    for i, c in enumerate(cases() if args.set == "all" else deferred_cases()):
         ok, detail, plan = run_case(seed=i, **c)
         status = "skip" if ok is None else "pass" if ok else "fail"
         failed += status == "fail"

@@ -361,7 +361,8 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return pingpong::launch(p, stream, pingpong::Tile::narrow_pair, pdl, kStepId);
     case Kernel::coop:
     case Kernel::coop_dp:
-      return cooperative::launch(p, stream, cooperative::Tile::w256, c.kernel == Kernel::coop, tma_store, pdl, kStepId);
+      return cooperative::launch(p, stream, cooperative::Tile::w256_defer, c.kernel == Kernel::coop, tma_store, pdl,
+                                 kStepId);
     case Kernel::coop192:
       needs(tma_store && cooperative::takes(cooperative::Tile::w192, tma_store, p),
             "needs a TMA-storable D and no SwiGLU");
@@ -422,6 +423,8 @@ std::string describe(const detail::Problem& p) {
               ", register writeback";
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
+      if ((c.kernel == Kernel::coop || c.kernel == Kernel::coop_dp) && cooperative::defers_activation(p))
+        what += ", the activation deferred under the next tile's mainloop (3 stages)";
     }
     if (pdl_on()) what += ", programmatic dependent launch";
   }

@@ -1,5 +1,5 @@
 // The cooperative family's entry points (src/hopper/families.hpp), compiled once for h09, h11 and best:
-// 128×256 and 128×192 tiles, fp16 and bf16, TMA-store or register writeback; best's tiles fitted to the waves
+// 128×256 and 128×192 tiles (and for best 128×256 with a deferred activation), fp16 and bf16, TMA-store or register writeback; best's tiles fitted to the waves
 // (launch_fit: 64-224 wide, one or two CTAs a cluster, register writeback).
 #include <iterator>
 
@@ -9,7 +9,11 @@ namespace ladder::hopper::cooperative {
 
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
             const char* step_id) {
-  if (tile == Tile::w256) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, pdl, step_id);
+  if (tile == Tile::w256_defer && deferrable(p, tma_store)) {
+    if (p.ab == DType::bf16) return launch_deferred<CoopDefer, __nv_bfloat16>(p, stream, stream_k, pdl, step_id);
+    return launch_deferred<CoopDefer, __half>(p, stream, stream_k, pdl, step_id);
+  }
+  if (tile == Tile::w256 || tile == Tile::w256_defer) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, pdl, step_id);
   if (tile == Tile::w256x1) {  // best takes it for a plain GEMM with a TMA-storable D: that copy only is compiled
     if (!tma_store || !p.ep.plain())
       throw Error(LADDER_ERROR_INVALID_ARGUMENT,
@@ -81,6 +85,8 @@ bool takes(Tile tile, bool tma_store, const detail::Problem& p) {
   if (!p.ep.swiglu || !tma_store) return true;
   return tile == Tile::w192 ? Coop192::kTakesSwiglu : Coop4::kTakesSwiglu;
 }
+
+bool defers_activation(const detail::Problem& p) { return deferrable(p, tma_storable(p)); }
 
 std::string check(const detail::Problem& p) { return require_tma_store(p); }
 

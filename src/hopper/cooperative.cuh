@@ -31,11 +31,14 @@ namespace {
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
 // 4th stage; EPI_COLS 0: the register writeback only (no staging tile). TILE_N < 256 (one m64nTILE_N wgmma per
 // consumer) trades bytes per FLOP for a better wave count. CLUSTER_M 1: one CTA a cluster, for one 128-row tile of
-// A (M <= 128), where a second CTA sharing B would have no rows.
-template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256, int CLUSTER_M_ = 2>
+// A (M <= 128), where a second CTA sharing B would have no rows. DEFER: an activation (GELU, SiLU, SwiGLU) runs under
+// the next tile's mainloop (cooperative_kernel): the whole tile waits in Dtile, so EPI_COLS is TILE_N.
+template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256, int CLUSTER_M_ = 2, bool DEFER_ = false>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, GROUP_M = GROUP_M_;
   static constexpr int EPI_COLS = EPI_COLS_;
+  static constexpr bool DEFER = DEFER_;
+  static_assert(!DEFER || EPI_COLS == TILE_N_, "a deferred activation keeps the whole tile in Dtile");
   static constexpr bool kTmaStore = EPI_COLS > 0;  // a copy with the TMA-store writeback exists
   static constexpr int TILE_M = 128, TILE_N = TILE_N_;
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B is loaded in two halves, one per CTA of a 2-CTA cluster");
@@ -52,8 +55,9 @@ struct Config {
   // B arrives in two boxes of B_SLICE rows (with SwiGLU, the gate rows and the up rows): one per CTA of a 2-CTA
   // cluster (multicast to both), or both from the one CTA.
   static constexpr int B_SLICE = TILE_N / 2;
-  // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it.
-  static constexpr bool kTakesSwiglu = !kTmaStore || (TILE_N / 2) % kEpiCols == 0;
+  // SwiGLU halves the output tile: the TMA-store writeback needs whole EPI_COLS chunks of it (a deferred one stores
+  // 64-column blocks of its Dtile).
+  static constexpr bool kTakesSwiglu = !kTmaStore || DEFER || (TILE_N / 2) % kEpiCols == 0;
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
@@ -85,6 +89,12 @@ struct Output {
   int64_t ldd;
   int out_cols;
 };
+
+// The epilogues a deferred copy (Config::DEFER) takes: an activation that costs more than the mainloop's idle issue
+// slots hide, and no beta·C (its staging tile is the whole Dtile).
+constexpr bool defers(Fused f) {
+  return f == Fused::gelu_tanh || f == Fused::gelu_erf || f == Fused::silu || f == Fused::swiglu;
+}
 
 // T: the operands' (and D's, unless fp32) type. TMA_STORE: h09's stmatrix → SMEM → TMA-store writeback; else
 // h08's, straight from registers (any ldd, any alignment, fp32 D). F: the epilogue compiled in (none for the plain
@@ -181,9 +191,33 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     };
     const int t = threadIdx.x % kWarpgroupThreads, bar_id = 1 + c;
     const bool leader = t == 0;
+    // The deferred activation (Config::DEFER): the last tile's alpha·acc + bias waits in Dtile[c] in D's dtype (as
+    // torch's unfused GELU reads it); each K-tile of the next mainloop activates one 16-byte vector a thread while
+    // its wgmmas run, and the last slice stores the tile. The MUFU and FMA work no longer idles the tensor cores.
+    constexpr bool kDefer = Cfg::DEFER && TMA_STORE && defers(F);
+    constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N;
+    constexpr int kSlices = kOutCols / 16;  // 64 rows × kOutCols / 8 vectors over 128 threads
+    bool pending = false;
+    int slices_done = 0, pending_row0 = 0, pending_col0 = 0;
+    auto defer_step = [&] {  // one slice of the waiting tile; its store after the last
+      if constexpr (kDefer) {
+        if (!pending) return;
+        activate_in_smem<F, T, TILE_N>(s.Dtile[c], slices_done);
+        if (++slices_done < kSlices) return;
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the slices' st.shared → the TMA store
+        warpgroup_sync(bar_id);
+        if (leader) {
+#pragma unroll
+          for (int b = 0; b < kOutCols / 64; ++b)
+            tma_store_2d(&tmap_d, pending_col0 + 64 * b, pending_row0, s.Dtile[c] + b * 64 * 64);
+          tma_store_commit();
+        }
+        pending = false;
+      }
+    };
     auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
     // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
-    const bool has_c = TMA_STORE && F != Fused::none && epi.ep.beta != 0.0f;
+    const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferrable(): none deferred
     CTile ct{&tmap_c, &s.c_bar[c]};
     StreamKScheduler::Piece piece;
     for (auto cur = sk.sched.start(worker); sk.sched.next(cur, piece);) {
@@ -209,6 +243,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sm90::wgmma_fence();
         mma_k_tile_64xN<TILE_N, T>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
         sm90::wgmma_commit_group();
+        defer_step();  // under this K-tile's wgmmas
         sm90::wgmma_wait_group<1>();
         if (i > piece.k_begin) release(prev_stage);
         prev_stage = read.stage;
@@ -247,6 +282,16 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           }
         }
       }
+      if constexpr (kDefer) {  // alpha and bias now, the activation under the next tile's mainloop
+        apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
+        while (pending) defer_step();  // a mainloop of fewer K-tiles than slices
+        if (leader) tma_store_wait_read<0>();  // the previous tile's store has read Dtile[c]
+        warpgroup_sync(bar_id);
+        fragment_to_smem<TILE_N, T>(acc[0], s.Dtile[c]);
+        warpgroup_sync(bar_id);  // every vector of the tile is written before any thread's slice reads one
+        pending = true, slices_done = 0, pending_row0 = row0, pending_col0 = n_out;
+        continue;
+      }
       if constexpr (F != Fused::none)
         if (epi.active) apply_epilogue<TILE_N, 1, F, T, !TMA_STORE>(acc, epi, bias, row0, n_out, M, out.out_cols);
       if constexpr (TMA_STORE) {
@@ -269,6 +314,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu);
       }
     }
+    while (pending) defer_step();  // the last tile's activation, after the last mainloop
     if constexpr (TMA_STORE)
       if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
@@ -290,6 +336,8 @@ inline constexpr int kRowSyncFixupUnits = 8;
 using Coop4 = Config<     4,       8,      128,    256>;  // 128×256, a 4-stage ring (h09, h11)
 using Coop192 = Config<   4,       8,      192,    192>;  // 128×192: better wave counts for some shapes (best)
 using Coop4x1 = Config<   4,       8,      128,    256,  1>;  // 128×256, one CTA a cluster (best)
+// 128×256 with a deferred activation: the whole tile waits in Dtile (64 KB), which leaves SMEM for 3 stages.
+using CoopDefer = Config< 3,       8,      256,    256,  2, true>;
 
 inline Epilogue epilogue_of(const detail::Problem& p) {
   return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
@@ -352,7 +400,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
            std::to_string(Cfg::STAGES) +
-           (TMA_STORE ? " tma-store" : " register-store") + " stream-K tiles " +
+           (TMA_STORE ? " tma-store" : " register-store") + (Cfg::DEFER ? " deferred-activation" : "") + " stream-K tiles " +
            std::to_string(sk.sched.sk_tiles * std::max(rows, 1)) + " of " + std::to_string(tiles) +
            (rows > 0 ? " rows " + std::to_string(rows) : "") + (pdl ? " pdl" : "");
   });
@@ -366,6 +414,21 @@ void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream
     launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, pdl, step_id);
   });
 }
+// The deferred copies (Config::DEFER): the epilogues defers() takes, with the TMA-store writeback and no beta·C.
+inline bool deferrable(const detail::Problem& p, bool tma_store) {
+  return tma_store && detail::tuning().defer != 0 && defers(fused_kind(p.ep)) && p.ep.beta == 0.0f;
+}
+template <class Cfg, class T>
+void launch_deferred(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool pdl, const char* step_id) {
+  switch (fused_kind(p.ep)) {
+    case Fused::gelu_tanh: return launch_typed<Cfg, T, true, Fused::gelu_tanh>(p, stream, stream_k, pdl, step_id);
+    case Fused::gelu_erf: return launch_typed<Cfg, T, true, Fused::gelu_erf>(p, stream, stream_k, pdl, step_id);
+    case Fused::silu: return launch_typed<Cfg, T, true, Fused::silu>(p, stream, stream_k, pdl, step_id);
+    case Fused::swiglu: return launch_typed<Cfg, T, true, Fused::swiglu>(p, stream, stream_k, pdl, step_id);
+    default: throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no deferred copy of this epilogue");
+  }
+}
+
 // By operand type. `tma_store` false: the register writeback (fp32 D, or D that TMA cannot store): one copy.
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool tma_store, bool pdl,

@@ -350,6 +350,38 @@ __device__ __forceinline__ void store_fragment_typed(const float (&acc)[N_FRAG /
   }
 }
 
+// Slice j of a deferred activation (the cooperative kernel's Config::DEFER): thread t of a warpgroup takes its
+// 16-byte vector j of the 64 × OUT_COLS output in the SW128 image `tile` (64-column blocks of 64 rows × 128 B, as
+// fragment_to_smem writes them), where the pre-activation values wait in D's dtype, and writes the activated values
+// back in place. SwiGLU (F): the gate vector in block b, the up vector in block b + TILE_N/128, silu(gate)·up over
+// the gate. Eight consecutive threads take one row's 128 B: no bank conflict.
+template <Fused F, class T, int TILE_N>
+__device__ __forceinline__ void activate_in_smem(__half* tile, int j) {
+  const int v = j * kWarpgroupThreads + threadIdx.x % kWarpgroupThreads;
+  const int block = v / 512, row = v / 8 % 64, chunk = v % 8;  // 512 vectors a 64 × 64 block
+  char* const base = reinterpret_cast<char*>(tile);
+  uint4* const p = reinterpret_cast<uint4*>(base + block * 8192 + sw128_offset(row, chunk * 16));
+  uint4 x = *p;
+  uint32_t* const w = reinterpret_cast<uint32_t*>(&x);
+  if constexpr (F == Fused::swiglu) {
+    const uint4 u = *reinterpret_cast<const uint4*>(base + (block + TILE_N / 128) * 8192 + sw128_offset(row, chunk * 16));
+    const uint32_t* const uw = reinterpret_cast<const uint32_t*>(&u);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float2 g = unpack2<T>(w[q]), h = unpack2<T>(uw[q]);
+      w[q] = pack2<T>(silu(g.x) * h.x, silu(g.y) * h.y);
+    }
+  } else {
+    constexpr Activation kAct = static_cast<Activation>(static_cast<int32_t>(F));
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float2 a = unpack2<T>(w[q]);
+      w[q] = pack2<T>(activate<kAct>(a.x), activate<kAct>(a.y));
+    }
+  }
+  *p = x;
+}
+
 // Host: CTile's map of C (D's dtype and shape, 64×64 boxes), or `d` (D's map, unused) when there is no C.
 inline CUtensorMap c_map(const detail::Problem& p, const CUtensorMap& d) {
   if (p.ep.beta == 0.0f) return d;

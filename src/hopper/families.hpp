@@ -44,13 +44,15 @@ namespace cooperative {
 // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts); 128×256 with one CTA a cluster (best: no
 // empty half cluster row at 3, 5, … blocks of 128 rows, and twice the stream-K workers for few tiles; a plain GEMM
 // with the TMA-store writeback only)
-enum class Tile { w256, w192, w256x1 };
+// w256_defer: w256, but an activation (GELU, SiLU, SwiGLU) without beta·C runs under the next tile's mainloop (best).
+enum class Tile { w256, w192, w256x1, w256_defer };
 // `pdl`: a programmatic dependent launch (h13's change, for best): the kernel's prologue overlaps the previous
 // kernel's tail; it waits for that kernel before touching memory.
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool stream_k, bool tma_store, bool pdl,
             const char* step_id);
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
+bool defers_activation(const detail::Problem& p);  // Tile::w256_defer runs its deferred copy for p
 bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base; so is C (beta != 0)
 // Tiles fitted to the waves (best's coop_fit): 128 × width, one CTA a cluster (M <= 128: one tile row) or two
 // sharing B, the register writeback, whole tiles only. The compiled (width, cluster) pairs:
