@@ -7,6 +7,8 @@
 #                      144x128 kernel (the same decomposition): where the fitted tile's fixed cost goes
 #   GROUPS_=epicost    scripts/epilogue_cost.py (fp16, 2048x16384x4096) through the cooperative kernels (coop, coop192):
 #                      what each fused epilogue adds to the plain GEMM, cuBLAS and torch's GELU beside it
+#   GROUPS_=defer      the cooperative tile's deferred activation: check_v2_torch --set deferred (coop forced) and the full
+#                      v2 check through best, the pytest case, epilogue_cost and torch_bench (no compile) at defer=1 and 0
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -48,6 +50,21 @@ session_group() {
           --dtypes float16 --shapes 2048x16384x4096 \
           --impls cublas,cublas_bias,torch_gelu,plain,bias,gelu_tanh,gelu,silu,residual > "$L/epicost-$k.log" 2>&1
         tail -14 "$L/epicost-$k.log"
+      done ;;
+    defer)  # the deferred activation: checked (forced coop, then best), timed against defer=0, the torch cases
+      LADDER_TUNE=kernel=coop T 200 python3 scripts/check_v2_torch.py --set deferred --csv "$L/csv/check-deferred-coop.csv" > "$L/check-deferred-coop.log" 2>&1; tail -1 "$L/check-deferred-coop.log"
+      T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-best.csv" > "$L/check-v2-best.log" 2>&1; tail -1 "$L/check-v2-best.log"
+      grep -c deferred "$L/csv/check-deferred-coop.csv"
+      T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gpu_ops.py -k defers > "$L/pytest-defer.log" 2>&1; tail -1 "$L/pytest-defer.log"
+      for d in 1 0; do
+        LADDER_TUNE=defer=$d T 200 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-defer$d.csv" \
+          --dtypes float16,bfloat16 --shapes 2048x16384x4096,8192x16384x4096,2048x28672x4096 \
+          --impls cublas,torch_gelu,torch_swiglu,plain,bias,gelu_tanh,gelu,silu,swiglu > "$L/epicost-defer$d.log" 2>&1
+        echo "defer=$d"; grep -E "x16384x4096|x28672" "$L/epicost-defer$d.log" | grep -E "float16 " | cut -c1-70
+      done
+      for d in 1 0; do
+        LADDER_TUNE=defer=$d T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc-defer$d.json" > "$L/torch-nc-defer$d.log" 2>&1
+        echo "torch defer=$d"; tail -16 "$L/torch-nc-defer$d.log" | cut -c1-150
       done ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
