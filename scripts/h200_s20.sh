@@ -66,6 +66,13 @@ session_group() {
         LADDER_TUNE=defer=$d T 200 python3 scripts/torch_bench.py --no-compile --out "$L/torch-nc-defer$d.json" > "$L/torch-nc-defer$d.log" 2>&1
         echo "torch defer=$d"; tail -16 "$L/torch-nc-defer$d.log" | cut -c1-150
       done ;;
+    defer2)  # the slices after the stage's release (defer=1), the epilogue after the mainloop (0), the 3-stage copy's bias (3)
+      for d in 1 0 3; do
+        LADDER_TUNE=defer=$d T 200 python3 scripts/epilogue_cost.py --out "$L/csv/epicost2-defer$d.csv" \
+          --dtypes float16 --shapes 2048x16384x4096,8192x16384x4096 \
+          --impls cublas,torch_gelu,plain,bias,gelu_tanh,gelu,swiglu > "$L/epicost2-defer$d.log" 2>&1
+        echo "defer=$d"; grep -E "float16 " "$L/epicost2-defer$d.log" | cut -c1-70
+      done ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model

@@ -243,9 +243,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sm90::wgmma_fence();
         mma_k_tile_64xN<TILE_N, T>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
         sm90::wgmma_commit_group();
-        defer_step();  // under this K-tile's wgmmas
         sm90::wgmma_wait_group<1>();
         if (i > piece.k_begin) release(prev_stage);
+        defer_step();  // under this K-tile's wgmmas, the previous stage released first
         prev_stage = read.stage;
         read.advance();
       }
@@ -416,6 +416,7 @@ void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream
 }
 // The deferred copies (Config::DEFER): the epilogues defers() takes, with the TMA-store writeback and no beta·C.
 inline bool deferrable(const detail::Problem& p, bool tma_store) {
+  if (detail::tuning().defer == 3 && fused_kind(p.ep) == Fused::act_none && p.ep.beta == 0.0f && tma_store) return true;
   return tma_store && detail::tuning().defer != 0 && defers(fused_kind(p.ep)) && p.ep.beta == 0.0f;
 }
 template <class Cfg, class T>
@@ -425,6 +426,7 @@ void launch_deferred(const detail::Problem& p, cudaStream_t stream, bool stream_
     case Fused::gelu_erf: return launch_typed<Cfg, T, true, Fused::gelu_erf>(p, stream, stream_k, pdl, step_id);
     case Fused::silu: return launch_typed<Cfg, T, true, Fused::silu>(p, stream, stream_k, pdl, step_id);
     case Fused::swiglu: return launch_typed<Cfg, T, true, Fused::swiglu>(p, stream, stream_k, pdl, step_id);
+    case Fused::act_none: return launch_typed<Cfg, T, true, Fused::act_none>(p, stream, stream_k, pdl, step_id);
     default: throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no deferred copy of this epilogue");
   }
 }

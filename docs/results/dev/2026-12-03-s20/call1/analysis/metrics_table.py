@@ -38,3 +38,14 @@ print("\nPC-sampling totals (All Samples) by reason")
 samp = sorted({k for n, _ in RUNS for k in data[n] if k.startswith("smsp__pcsamp_warps_issue_stalled_") and not k.endswith("_not_issued")})
 for k in samp:
     print(f"{k[33:]:42s}" + "".join(f"{data[n].get(k, '-'):>12s}" for n, _ in RUNS))
+
+print("\nDerived: tensor-active cycles (= Pipe Tensor % x Elapsed), non-tensor cycles, and top warp-state shares")
+def f(x): return float(x.replace(",", ""))
+for n, _ in RUNS:
+    d = data[n]
+    el, ten = f(d["Elapsed Cycles"]), f(d["SM: Pipe Tensor Cycles Active"]) / 100
+    act = f(d["SM Active Cycles"])
+    tot = sum(f(d[k]) for k in stall_keys if k in d)
+    st = sorted(((f(d[k]), k) for k in stall_keys if k in d), reverse=True)[:4]
+    print(f"{n:12s} elapsed {el:8.0f}  active {act:8.0f}  tensor {el*ten:8.0f}  elapsed-tensor {el*(1-ten):8.0f}  "
+          f"CPI {tot:.2f}: " + ", ".join(f"{k.replace('Stall ','')} {v:.2f} ({100*v/tot:.0f}%)" for v, k in st))
