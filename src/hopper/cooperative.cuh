@@ -31,14 +31,16 @@ namespace {
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
 // 4th stage; EPI_COLS 0: the register writeback only (no staging tile). TILE_N < 256 (one m64nTILE_N wgmma per
 // consumer) trades bytes per FLOP for a better wave count. CLUSTER_M 1: one CTA a cluster, for one 128-row tile of
-// A (M <= 128), where a second CTA sharing B would have no rows. DEFER: an activation (GELU, SiLU, SwiGLU) runs under
-// the next tile's mainloop (cooperative_kernel): the whole tile waits in Dtile, so EPI_COLS is TILE_N.
+// A (M <= 128), where a second CTA sharing B would have no rows. DEFER: an activation (GELU, SiLU, SwiGLU) runs in the
+// producer warpgroup's idle warps while the consumers go on to the next tile (cooperative_kernel): the whole tile waits
+// in Dtile, so EPI_COLS is TILE_N.
 template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256, int CLUSTER_M_ = 2, bool DEFER_ = false>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, GROUP_M = GROUP_M_;
   static constexpr int EPI_COLS = EPI_COLS_;
   static constexpr bool DEFER = DEFER_;
   static_assert(!DEFER || EPI_COLS == TILE_N_, "a deferred activation keeps the whole tile in Dtile");
+  static_assert(!DEFER || CLUSTER_M == 2, "the epilogue warps take both consumers' tiles in lockstep: both have rows");
   static constexpr bool kTmaStore = EPI_COLS > 0;  // a copy with the TMA-store writeback exists
   static constexpr int TILE_M = 128, TILE_N = TILE_N_;
   static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "B is loaded in two halves, one per CTA of a 2-CTA cluster");
@@ -65,6 +67,11 @@ struct Config {
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
     uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
+    // DEFER: consumer c's tile is in Dtile[c] (stash_full, with its origin in stash_at; row −1: no more tiles), and the
+    // epilogue warps' store has read it (stash_empty).
+    uint64_t stash_full[kConsumers];
+    uint64_t stash_empty[kConsumers];
+    int2 stash_at[kConsumers];
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
@@ -116,7 +123,17 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   static_assert(F != Fused::swiglu || Cfg::kTakesSwiglu, "SwiGLU's output tile is whole EPI_COLS chunks");
   const int out_tile_n = swiglu ? TILE_N / 2 : TILE_N;  // output columns per tile
 
+  // The deferred activation (Config::DEFER): the consumers leave alpha·acc + bias in Dtile[c] in D's dtype (as
+  // torch's unfused GELU reads it) and go on to the next tile; warps 1-3 of the producer warpgroup, idle otherwise,
+  // apply the activation there and store the tile. Measured (docs/notes.md, twentieth session): the same work in the
+  // consumer warps, under their own wgmmas, slowed the mainloop more than it saved.
+  constexpr bool kDefer = Cfg::DEFER && TMA_STORE && defers(F);
   if (threadIdx.x == 0) {
+    if constexpr (kDefer)
+      for (int c = 0; c < Cfg::kConsumers; ++c) {
+        mbarrier_init(&s.stash_full[c], kWarpgroupThreads);  // each consumer thread's stmatrix, released by its arrive
+        mbarrier_init(&s.stash_empty[c], 1);
+      }
     for (int st = 0; st < STAGES; ++st) {
       mbarrier_init(&s.full_bar[st], 1);
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);  // both CTAs' consumers
@@ -138,6 +155,35 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   auto tile_of = [&](int t, int& cm, int& tn) {
     if (sk.rows > 0) cm = worker_row, tn = t;
     else sched.tile(t, cm, tn);
+  };
+
+  // The deferred activation's epilogue warps (et: 0-95): round r takes each consumer's r-th tile (both run the same
+  // tiles), activates it in Dtile[c], stores it and frees Dtile[c]; a row of −1 ends them.
+  auto epilogue_warps = [&](int et) {
+    if constexpr (kDefer) {
+      constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N, kVectors = WGMMA_M * kOutCols / 8;
+      for (uint32_t phase = 0, done = 0; !done; phase ^= 1) {
+        for (int c = 0; c < Cfg::kConsumers; ++c) {
+          mbarrier_wait(&s.stash_full[c], phase, "stash_full");
+          const int2 at = s.stash_at[c];
+          if (at.x < 0) {
+            done = 1;
+            continue;
+          }
+          for (int v = et; v < kVectors; v += 3 * 32) activate_in_smem<F, T, TILE_N>(s.Dtile[c], v);
+          cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // st.shared → the TMA store
+          named_barrier_sync(1 + Cfg::kConsumers, 3 * 32);
+          if (et == 0) {
+#pragma unroll
+            for (int b = 0; b < kOutCols / 64; ++b) tma_store_2d(&tmap_d, at.y + 64 * b, at.x, s.Dtile[c] + b * 64 * 64);
+            tma_store_commit();
+            tma_store_wait_read<0>();
+            mbarrier_arrive(&s.stash_empty[c]);
+          }
+        }
+      }
+      if (et == 0) tma_store_drain();
+    }
   };
 
   if (wg == 0) {
@@ -180,6 +226,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       // NOTE: stream-K's owners spin on other CTAs' flags, which needs the whole grid resident; the next grid
       // launches only once every CTA of this one has issued this, so none of its CTAs can take a slot first.
       cudaTriggerProgrammaticLaunchCompletion();
+    } else if constexpr (kDefer) {
+      if (threadIdx.x >= 32) epilogue_warps(threadIdx.x - 32);  // warps 1-3: each consumer's tiles in turn
     }
   } else {
     sm90::setmaxnreg_inc<kConsumerRegisters>();
@@ -191,30 +239,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     };
     const int t = threadIdx.x % kWarpgroupThreads, bar_id = 1 + c;
     const bool leader = t == 0;
-    // The deferred activation (Config::DEFER): the last tile's alpha·acc + bias waits in Dtile[c] in D's dtype (as
-    // torch's unfused GELU reads it); each K-tile of the next mainloop activates one 16-byte vector a thread while
-    // its wgmmas run, and the last slice stores the tile. The MUFU and FMA work no longer idles the tensor cores.
-    constexpr bool kDefer = Cfg::DEFER && TMA_STORE && defers(F);
-    constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N;
-    constexpr int kSlices = kOutCols / 16;  // 64 rows × kOutCols / 8 vectors over 128 threads
-    bool pending = false;
-    int slices_done = 0, pending_row0 = 0, pending_col0 = 0;
-    auto defer_step = [&] {  // one slice of the waiting tile; its store after the last
-      if constexpr (kDefer) {
-        if (!pending) return;
-        activate_in_smem<F, T, TILE_N>(s.Dtile[c], slices_done);
-        if (++slices_done < kSlices) return;
-        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the slices' st.shared → the TMA store
-        warpgroup_sync(bar_id);
-        if (leader) {
-#pragma unroll
-          for (int b = 0; b < kOutCols / 64; ++b)
-            tma_store_2d(&tmap_d, pending_col0 + 64 * b, pending_row0, s.Dtile[c] + b * 64 * 64);
-          tma_store_commit();
-        }
-        pending = false;
-      }
-    };
+    uint32_t stash_phase = 0;  // kDefer: fills of Dtile[c] so far, mod 2
     auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
     // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
     const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferrable(): none deferred
@@ -245,7 +270,6 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
         if (i > piece.k_begin) release(prev_stage);
-        defer_step();  // under this K-tile's wgmmas, the previous stage released first
         prev_stage = read.stage;
         read.advance();
       }
@@ -282,14 +306,13 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           }
         }
       }
-      if constexpr (kDefer) {  // alpha and bias now, the activation under the next tile's mainloop
+      if constexpr (kDefer) {  // alpha and bias now; the epilogue warps apply the activation and store the tile
         apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
-        while (pending) defer_step();  // a mainloop of fewer K-tiles than slices
-        if (leader) tma_store_wait_read<0>();  // the previous tile's store has read Dtile[c]
-        warpgroup_sync(bar_id);
+        mbarrier_wait(&s.stash_empty[c], stash_phase ^ 1, "stash_empty");  // the last tile's store has read Dtile[c]
         fragment_to_smem<TILE_N, T>(acc[0], s.Dtile[c]);
-        warpgroup_sync(bar_id);  // every vector of the tile is written before any thread's slice reads one
-        pending = true, slices_done = 0, pending_row0 = row0, pending_col0 = n_out;
+        if (leader) s.stash_at[c] = make_int2(row0, n_out);
+        mbarrier_arrive(&s.stash_full[c]);
+        stash_phase ^= 1;
         continue;
       }
       if constexpr (F != Fused::none)
@@ -314,7 +337,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu);
       }
     }
-    while (pending) defer_step();  // the last tile's activation, after the last mainloop
+    if constexpr (kDefer) {  // no more tiles: the epilogue warps stop
+      mbarrier_wait(&s.stash_empty[c], stash_phase ^ 1, "stash_empty");
+      if (leader) s.stash_at[c] = make_int2(-1, 0);
+      mbarrier_arrive(&s.stash_full[c]);
+    }
     if constexpr (TMA_STORE)
       if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
@@ -416,7 +443,6 @@ void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream
 }
 // The deferred copies (Config::DEFER): the epilogues defers() takes, with the TMA-store writeback and no beta·C.
 inline bool deferrable(const detail::Problem& p, bool tma_store) {
-  if (detail::tuning().defer == 3 && fused_kind(p.ep) == Fused::act_none && p.ep.beta == 0.0f && tma_store) return true;
   return tma_store && detail::tuning().defer != 0 && defers(fused_kind(p.ep)) && p.ep.beta == 0.0f;
 }
 template <class Cfg, class T>
@@ -426,7 +452,6 @@ void launch_deferred(const detail::Problem& p, cudaStream_t stream, bool stream_
     case Fused::gelu_erf: return launch_typed<Cfg, T, true, Fused::gelu_erf>(p, stream, stream_k, pdl, step_id);
     case Fused::silu: return launch_typed<Cfg, T, true, Fused::silu>(p, stream, stream_k, pdl, step_id);
     case Fused::swiglu: return launch_typed<Cfg, T, true, Fused::swiglu>(p, stream, stream_k, pdl, step_id);
-    case Fused::act_none: return launch_typed<Cfg, T, true, Fused::act_none>(p, stream, stream_k, pdl, step_id);
     default: throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no deferred copy of this epilogue");
   }
 }

@@ -350,14 +350,13 @@ __device__ __forceinline__ void store_fragment_typed(const float (&acc)[N_FRAG /
   }
 }
 
-// Slice j of a deferred activation (the cooperative kernel's Config::DEFER): thread t of a warpgroup takes its
-// 16-byte vector j of the 64 × OUT_COLS output in the SW128 image `tile` (64-column blocks of 64 rows × 128 B, as
-// fragment_to_smem writes them), where the pre-activation values wait in D's dtype, and writes the activated values
+// Vector v of a deferred activation (the cooperative kernel's Config::DEFER): the 16-byte vector v (row-major in
+// 64-column blocks) of the 64 × OUT_COLS output in the SW128 image `tile` (blocks of 64 rows × 128 B, as
+// fragment_to_smem writes them), where the pre-activation values wait in D's dtype, activated in fp32 and written
 // back in place. SwiGLU (F): the gate vector in block b, the up vector in block b + TILE_N/128, silu(gate)·up over
 // the gate. Eight consecutive threads take one row's 128 B: no bank conflict.
 template <Fused F, class T, int TILE_N>
-__device__ __forceinline__ void activate_in_smem(__half* tile, int j) {
-  const int v = j * kWarpgroupThreads + threadIdx.x % kWarpgroupThreads;
+__device__ __forceinline__ void activate_in_smem(__half* tile, int v) {
   const int block = v / 512, row = v / 8 % 64, chunk = v % 8;  // 512 vectors a 64 × 64 block
   char* const base = reinterpret_cast<char*>(tile);
   uint4* const p = reinterpret_cast<uint4*>(base + block * 8192 + sw128_offset(row, chunk * 16));

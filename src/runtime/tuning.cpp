@@ -67,7 +67,7 @@ Tuning parse_tuning(std::string_view spec) {
     } else if (key == "post") {
       t.post = parse_int(spec, value, 0, 2);
     } else if (key == "defer") {
-      t.defer = parse_int(spec, value, 0, 3);
+      t.defer = parse_int(spec, value, 0, 1);
     } else if (key == "pdl") {
       t.pdl = parse_int(spec, value, 0, 1);
     } else if (key == "l2evict") {

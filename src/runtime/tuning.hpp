@@ -14,8 +14,8 @@
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
 //                                           copy with the cluster barriers at split 1: racecheck's probe),
-//                                           defer=0 (the cooperative 128x256 tile applies GELU, SiLU or
-//                                           SwiGLU after its mainloop, not under the next tile's),
+//                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
+//                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
 //                                           pdl=0 (best launches every kernel without programmatic dependent
 //                                           launch: the A/B of what PDL gains back to back)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
@@ -38,7 +38,7 @@ struct Tuning {
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
-  int defer = 1;        // the cooperative 128x256 tile: 1 = an activation under the next tile's mainloop; 0 = after its own
+  int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 0 = after it
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
