@@ -9,6 +9,10 @@
 #                      what each fused epilogue adds to the plain GEMM, cuBLAS and torch's GELU beside it
 #   GROUPS_=defer      the cooperative tile's deferred activation: check_v2_torch --set deferred (coop forced) and the full
 #                      v2 check through best, the pytest case, epilogue_cost and torch_bench (no compile) at defer=1 and 0
+#   GROUPS_=defer2     epilogue_cost at defer=1, 0 (and 3, the 3-stage copy's bias: a diagnostic since removed)
+#   GROUPS_=verify     the deferred activation: check_v2_torch (deferred set, coop forced; the full set through best and
+#                      coop), compute-sanitizer on scripts/sanitize_epilogue.py --deferred, GPU tests, pytest
+#   GROUPS_=torch      scripts/torch_bench.py (issue 12's benchmark, with torch.compile): torch-bench.{json,csv} in $OUT
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -73,6 +77,18 @@ session_group() {
           --impls cublas,torch_gelu,plain,bias,gelu_tanh,gelu,swiglu > "$L/epicost2-defer$d.log" 2>&1
         echo "defer=$d"; grep -E "float16 " "$L/epicost2-defer$d.log" | cut -c1-70
       done ;;
+    verify)  # the deferred activation: checks, the sanitizers, the GPU tests and pytest
+      LADDER_TUNE=kernel=coop T 200 python3 scripts/check_v2_torch.py --set deferred --csv "$L/csv/check-deferred-coop.csv" > "$L/check-deferred-coop.log" 2>&1; tail -1 "$L/check-deferred-coop.log"
+      T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-best.csv" > "$L/check-v2-best.log" 2>&1; tail -1 "$L/check-v2-best.log"
+      LADDER_TUNE=kernel=coop T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-coop.csv" > "$L/check-v2-coop.log" 2>&1; tail -1 "$L/check-v2-coop.log"
+      for tool in memcheck racecheck synccheck; do
+        LADDER_TUNE=kernel=coop T 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sanitize_epilogue.py --deferred > "$L/sanitize-deferred-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-deferred-$tool.log" | tr '\n' ' ')"
+      done
+      gpu_tests 240
+      T 300 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
+    torch)  # issue 12's benchmark, published
+      T 400 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" | cut -c1-170 ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model

@@ -5,6 +5,7 @@ bias + GELU + residual (C by TMA into the staging tile), bias + SiLU, SwiGLU + r
 (C is D), at 300×1000×520 (several tiles, ragged edges). The family follows LADDER_TUNE (kernel=coop, pingpong, …).
 
     LADDER_TUNE=kernel=coop compute-sanitizer --tool racecheck python3 scripts/sanitize_epilogue.py
+    LADDER_TUNE=kernel=coop compute-sanitizer --tool racecheck python3 scripts/sanitize_epilogue.py --deferred
 """
 import sys
 
@@ -16,6 +17,8 @@ from ladder import reference
 
 
 def main() -> int:
+    if "--deferred" in sys.argv:  # the cooperative tile's deferred activation (LADDER_TUNE=kernel=coop): several tiles a CTA
+        return deferred()
     m, n, k = 300, 1000, 520
     g = torch.Generator().manual_seed(7)
     rnd = lambda *s, scale=1.0: ((torch.rand(s, generator=g) * 2 - 1) * scale).half()  # noqa: E731
@@ -34,6 +37,27 @@ def main() -> int:
     d = cr.clone()
     cases["accumulate"] = (lambda: ladder.linear(cx, cw, out=d, accumulate=True, beta=0.5),
                            reference.linear(x.float(), w.float(), residual=r.float(), beta=0.5))
+    with torch.inference_mode():
+        for name, (run, ref) in cases.items():
+            got = run().float().cpu()
+            err = float((got - ref).norm() / ref.norm())
+            ok = bool(torch.isfinite(got).all()) and err < 2e-3
+            failed += not ok
+            print(f"{name:20} rel err {err:.2e} {'ok' if ok else 'FAIL'}", flush=True)
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def deferred() -> int:
+    m, n, k = 1000, 5000, 264
+    g = torch.Generator().manual_seed(8)
+    rnd = lambda *s, scale=1.0: ((torch.rand(s, generator=g) * 2 - 1) * scale).half()  # noqa: E731
+    x, w, b = rnd(m, k), rnd(n, k, scale=k ** -0.5), rnd(n)
+    cx, cw, cb = x.cuda(), w.cuda(), b.cuda()
+    cases = {f"bias+{a}": (lambda a=a: ladder.linear(cx, cw, cb, activation=a),
+                           reference.linear(x.float(), w.float(), b.float(), a)) for a in ("gelu", "gelu_tanh", "silu")}
+    cases["swiglu"] = (lambda: ladder.swiglu(cx, cw), reference.swiglu(x.float(), w.float()))
+    failed = 0
     with torch.inference_mode():
         for name, (run, ref) in cases.items():
             got = run().float().cpu()

@@ -306,14 +306,20 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           }
         }
       }
-      if constexpr (kDefer) {  // alpha and bias now; the epilogue warps apply the activation and store the tile
-        apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
+      if constexpr (kDefer) {
         mbarrier_wait(&s.stash_empty[c], stash_phase ^ 1, "stash_empty");  // the last tile's store has read Dtile[c]
-        fragment_to_smem<TILE_N, T>(acc[0], s.Dtile[c]);
-        if (leader) s.stash_at[c] = make_int2(row0, n_out);
-        mbarrier_arrive(&s.stash_full[c]);
-        stash_phase ^= 1;
-        continue;
+        StreamKScheduler::Piece next_piece;
+        if (auto peek = cur; sk.sched.next(peek, next_piece)) {
+          // alpha and bias now; the epilogue warps apply the activation and store the tile under the next mainloop
+          apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
+          fragment_to_smem<TILE_N, T>(acc[0], s.Dtile[c]);
+          if (leader) s.stash_at[c] = make_int2(row0, n_out);
+          mbarrier_arrive(&s.stash_full[c]);
+          stash_phase ^= 1;
+          continue;
+        }
+        // The consumer's last piece: no mainloop left to hide under, and its 8 warps take the activation faster than
+        // the 3 epilogue warps; the whole epilogue here (below), as without DEFER.
       }
       if constexpr (F != Fused::none)
         if (epi.active) apply_epilogue<TILE_N, 1, F, T, !TMA_STORE>(acc, epi, bias, row0, n_out, M, out.out_cols);
@@ -329,6 +335,9 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         if (!swiglu) {
 #pragma unroll
           for (int h = 0; h < TILE_N / Cfg::EPI_COLS; ++h) store_chunk(h);
+        } else if constexpr (Cfg::DEFER && F == Fused::swiglu) {  // one half-width chunk (EPI_COLS is TILE_N)
+          store_tile_tma<TILE_N / 2, 1, T>(*reinterpret_cast<float(*)[1][TILE_N / 4]>(&acc[0][0]), s.Dtile[c], &tmap_d,
+                                           row0, n_out, bar_id, ct, false, 0.0f);
         } else if constexpr ((F == Fused::swiglu || F == Fused::any) && Cfg::kTakesSwiglu) {  // SwiGLU: the TILE_N/2 columns in registers [0, TILE_N/4)
 #pragma unroll
           for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h) store_chunk(h);
