@@ -13,6 +13,8 @@
 #   GROUPS_=verify     the deferred activation: check_v2_torch (deferred set, coop forced; the full set through best and
 #                      coop), compute-sanitizer on scripts/sanitize_epilogue.py --deferred, GPU tests, pytest
 #   GROUPS_=torch      scripts/torch_bench.py (issue 12's benchmark, with torch.compile): torch-bench.{json,csv} in $OUT
+#   GROUPS_=wb         the register writeback's 8-byte stores (fitted tiles, coop_regs): checks through each fitted width,
+#                      the v2 check (fit 144, coop_regs), memcheck, best's few-tile and decode checks, then auto against wb=0
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -89,6 +91,18 @@ session_group() {
       T 300 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     torch)  # issue 12's benchmark, published
       T 400 python3 scripts/torch_bench.py --out "$OUT/torch-bench.json" > "$L/torch-bench.log" 2>&1; tail -16 "$L/torch-bench.log" | cut -c1-170 ;;
+    wb)  # the register writeback's 8-byte stores: checks through each fitted width, the v2 check, memcheck, then the A/B
+      for t in "width=144,fitcl=2" "width=224,fitcl=1" "width=112,fitcl=1" "width=64,fitcl=2" "width=208,fitcl=2" "width=224,fitcl=2" "width=64,fitcl=1"; do
+        LADDER_TUNE=kernel=coop_fit,$t T 100 "$B/ladder" check --steps best --shapes 1536x1536x4096,1000x1000x1032,300x777x520,640x5000x264,130x4096x2048,2560x2560x2560 --seeds 2 > "$L/check-wb-${t//[=,]/-}.log" 2>&1
+        echo "check $t: $(tail -1 "$L/check-wb-${t//[=,]/-}.log")"
+      done
+      LADDER_TUNE=kernel=coop_fit,width=144,fitcl=2 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-fit144.csv" > "$L/check-v2-fit144.log" 2>&1; tail -1 "$L/check-v2-fit144.log"
+      LADDER_TUNE=kernel=coop_regs T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-regs.csv" > "$L/check-v2-regs.log" 2>&1; tail -1 "$L/check-v2-regs.log"
+      LADDER_TUNE=kernel=coop_fit,width=144,fitcl=2 T 100 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps best --shapes 300x777x520,1000x1000x1032 --seeds 1 > "$L/sanitize-wb-memcheck.log" 2>&1
+      echo "memcheck: $(grep -E 'ERROR SUMMARY|passed' "$L/sanitize-wb-memcheck.log" | tr '\n' ' ')"
+      T 100 "$B/ladder" check --steps best --suite fewtile --seeds 2 > "$L/check-fewtile.log" 2>&1; echo "check fewtile: $(tail -1 "$L/check-fewtile.log")"
+      T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; echo "check decode: $(tail -1 "$L/check-decode.log")"
+      ab wb "1536x1536x4096,2560x2560x2560,256x8192x8192,512x4096x4096,512x14336x4096,1536x1536x8192,2560x2560x8192,256x28672x8192,512x14336x8192,448x14336x4096,200x28672x8192,128x14336x4096,100x37888x3584,128x37888x3584,640x14336x4096,520x13824x5120,384x4096x4096,1536x1536x2048" ";wb=0" ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model

@@ -95,6 +95,7 @@ struct Output {
   void* D;
   int64_t ldd;
   int out_cols;
+  bool quads = true;  // the register writeback's 8-byte stores (store_fragment_typed); LADDER_TUNE wb=0: element pairs
 };
 
 // The epilogues a deferred copy (Config::DEFER) takes: an activation that costs more than the mainloop's idle issue
@@ -343,7 +344,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           for (int h = 0; h < TILE_N / 2 / Cfg::EPI_COLS; ++h) store_chunk(h);
         }
       } else {
-        store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu);
+        store_fragment_typed<TILE_N, T>(acc[0], out.D, epi.d, out.ldd, row0, n_out, M, out.out_cols, swiglu, out.quads);
       }
     }
     if constexpr (kDefer) {  // no more tiles: the epilogue warps stop
@@ -430,7 +431,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
     sk.flags = reinterpret_cast<int*>(static_cast<char*>(workspace->get()) + partial_bytes);
     detail::cuda_check(cudaMemsetAsync(sk.flags, 0, slots * sizeof(int), stream), "stream-K flags");
   }
-  const Output out{p.D, p.ldd, static_cast<int>(p.out_cols())};
+  const Output out{p.D, p.ldd, static_cast<int>(p.out_cols()), detail::tuning().wb != 0};
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, /*cluster_x=*/0, pdl, step_id, ta, tb, td,
                            tc, static_cast<int>(p.M), static_cast<int>(p.K), sk, out, epilogue_of(p));
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {

@@ -318,18 +318,46 @@ __device__ __forceinline__ void store_tile_tma(float (&acc)[FRAGS][N_FRAG / 2], 
 }
 
 // The register writeback with the epilogue applied (fp32 D, or a D that TMA cannot store): one 64 × N_FRAG
-// fragment (after apply_epilogue: N_FRAG/2 columns with SwiGLU) straight from registers to GMEM, element pairs.
+// fragment (after apply_epilogue: N_FRAG/2 columns with SwiGLU) straight from registers to GMEM, 8-byte stores of
+// four elements where the fragment is inside D (`quads`; LADDER_TUNE wb=0 turns them off), else element pairs.
 template <int N_FRAG, class T>
 __device__ __forceinline__ void store_fragment_typed(const float (&acc)[N_FRAG / 2], void* D, DType d, int64_t ldd,
                                                      int64_t row0, int64_t col0, int64_t M, int64_t out_cols,
-                                                     bool swiglu) {
+                                                     bool swiglu, bool quads = true) {
   const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32;
   const int bytes = dtype_bytes(d);
   const bool pairs = ldd % 2 == 0 && reinterpret_cast<uintptr_t>(D) % (2 * bytes) == 0;
   const int J = swiglu ? N_FRAG / 16 : N_FRAG / 8;
+  // A 2-byte D, the fragment inside D, 8-byte aligned rows: no per-element checks, and each warp store writes 32
+  // whole bytes of 8 rows. For column blocks j, j + 1 (16 columns) lane q of a quad holds columns 2q, 2q + 1 of
+  // each; after four shuffles it holds columns 4q … 4q + 3, one 8-byte store. Measured (docs/notes.md, twentieth
+  // session): the element-pair stores with their checks were ~3 µs of the fitted tile's epilogue at 1536²×4096,
+  // with twice the L2 sectors a whole-sector store needs.
+  int j_first = 0;  // the element-pair loop's first block
+  if (quads && d != DType::f32 && row0 + 64 <= M && col0 + 8 * J <= out_cols && ldd % 4 == 0 &&
+      reinterpret_cast<uintptr_t>(D) % 8 == 0) {
+    const int q = l % 4, quad = l & ~3;
+    T* const base = static_cast<T*>(D) + (row0 + 16 * w + l / 4) * ldd + col0 + 4 * q;
+#pragma unroll
+    for (int j = 0; j + 1 < N_FRAG / 8; j += 2) {
+      if (j + 1 >= J) break;
+#pragma unroll
+      for (int v1 = 0; v1 < 2; ++v1) {
+        const uint32_t a = pack2<T>(acc[4 * j + 2 * v1], acc[4 * j + 2 * v1 + 1]);            // block j
+        const uint32_t b = pack2<T>(acc[4 * j + 4 + 2 * v1], acc[4 * j + 4 + 2 * v1 + 1]);    // block j + 1
+        const int src0 = quad + (2 * q) % 4, src1 = quad + (2 * q + 1) % 4;
+        const uint32_t a0 = __shfl_sync(0xffffffffu, a, src0), a1 = __shfl_sync(0xffffffffu, a, src1);
+        const uint32_t b0 = __shfl_sync(0xffffffffu, b, src0), b1 = __shfl_sync(0xffffffffu, b, src1);
+        *reinterpret_cast<uint2*>(base + 8 * v1 * ldd + 8 * j) = q < 2 ? make_uint2(a0, a1) : make_uint2(b0, b1);
+      }
+    }
+    if (J % 2 == 0) return;
+    j_first = J - 1;  // an odd block count (SwiGLU's 72 columns of a 144-wide tile): the last block below
+  }
 #pragma unroll
   for (int j = 0; j < N_FRAG / 8; ++j) {
     if (j >= J) break;
+    if (j < j_first) continue;
 #pragma unroll
     for (int v1 = 0; v1 < 2; ++v1) {
       const int64_t row = row0 + 16 * w + l / 4 + 8 * v1, col = col0 + 8 * j + 2 * (l % 4);

@@ -16,6 +16,8 @@
 //                                           copy with the cluster barriers at split 1: racecheck's probe),
 //                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
 //                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
+//                                           wb=0 (the cooperative register writeback stores element
+//                                           pairs with per-element checks, as before the twentieth session),
 //                                           pdl=0 (best launches every kernel without programmatic dependent
 //                                           launch: the A/B of what PDL gains back to back)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
@@ -39,6 +41,7 @@ struct Tuning {
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
   int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 0 = after it
+  int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
@@ -49,7 +52,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
