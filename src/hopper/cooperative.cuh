@@ -266,9 +266,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       uint32_t prev_stage = 0;
       for (int i = piece.k_begin; i < piece.k_end; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
-        // The fence orders the epilogue's reads of acc before the tile's first wgmma; wgmmas of one shape chaining an
-        // accumulator are ordered without it (PTX ISA, wgmma.fence), so the later K-tiles skip it.
-        if (i == piece.k_begin) sm90::wgmma_fence();
+        sm90::wgmma_fence();
         mma_k_tile_64xN<TILE_N, T>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();

@@ -160,7 +160,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       uint32_t prev_stage = 0;
       for (int i = 0; i < k_tiles; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
-        if (i == 0) sm90::wgmma_fence();  // before the tile's first wgmma only (as in cooperative.cuh)
+        sm90::wgmma_fence();
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
           mma_k_tile_64xN<TILE_N, T>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);

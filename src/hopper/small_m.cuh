@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     uint32_t prev_stage = 0;
     for (int i = kb; i < ke; ++i) {
       mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
-      if (i == kb) sm90::wgmma_fence();  // before the first wgmma only (as in cooperative.cuh)
+      sm90::wgmma_fence();
       const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
       const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
 #pragma unroll
