@@ -15,6 +15,9 @@
 #   GROUPS_=torch      scripts/torch_bench.py (issue 12's benchmark, with torch.compile): torch-bench.{json,csv} in $OUT
 #   GROUPS_=wb         the register writeback's 8-byte stores (fitted tiles, coop_regs): checks through each fitted width,
 #                      the v2 check (fit 144, coop_regs), memcheck, best's few-tile and decode checks, then auto against wb=0
+#   GROUPS_=offsuite   other models' layers (96-2048 tokens) through best alone: $OUT/bench-offsuite.csv
+#   GROUPS_=fitwb      auto against the fitted tiles forced (model's width, 144, 208, 224 with 2-CTA clusters) where the rule
+#                      does not take them, with the 8-byte writeback
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -22,6 +25,8 @@
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
+# Other models' linear layers (N x K): Qwen2.5-7B, Llama-2-13B, Phi-3-mini, a fused q/k/v (as h200_s18.sh, h200_s19.sh).
+OFF_LAYERS="3584x3584 512x3584 37888x3584 3584x18944 5120x5120 13824x5120 5120x13824 9216x3072 16384x3072 3072x8192 6144x4096"
 session_group() {
   case $1 in
     ncukv)
@@ -103,6 +108,12 @@ session_group() {
       T 100 "$B/ladder" check --steps best --suite fewtile --seeds 2 > "$L/check-fewtile.log" 2>&1; echo "check fewtile: $(tail -1 "$L/check-fewtile.log")"
       T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; echo "check decode: $(tail -1 "$L/check-decode.log")"
       ab wb "1536x1536x4096,2560x2560x2560,256x8192x8192,512x4096x4096,512x14336x4096,1536x1536x8192,2560x2560x8192,256x28672x8192,512x14336x8192,448x14336x4096,200x28672x8192,128x14336x4096,100x37888x3584,128x37888x3584,640x14336x4096,520x13824x5120,384x4096x4096,1536x1536x2048" ";wb=0" ;;
+    offsuite)
+      T 200 "$B/ladder" bench --steps best --shapes "$(LAYERS="$OFF_LAYERS" shapes "${MS:-96 192 384 640 1000 2048}")" \
+        --target-ms ${TMS:-60} --warmup-ms 30 --csv "$OUT/bench-offsuite.csv" > "$L/offsuite.log" 2>&1; tail -3 "$L/offsuite.log" ;;
+    fitwb)  # with the 8-byte writeback, the fitted tiles where best's rule does not take them
+      ab fitwb "2560x2560x2560,2560x2560x4096,1536x1536x2048,2048x2048x2048,3000x5000x2000,256x20480x4096,384x4096x4096,768x4096x4096,1024x4096x4096,256x8192x8192,200x14336x4096,2048x4096x4096" \
+        ";kernel=coop_fit;kernel=coop_fit,width=144,fitcl=2;kernel=coop_fit,width=208,fitcl=2;kernel=coop_fit,width=224,fitcl=2" ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model
