@@ -18,6 +18,8 @@
 #   GROUPS_=offsuite   other models' layers (96-2048 tokens) through best alone: $OUT/bench-offsuite.csv
 #   GROUPS_=fitwb      auto against the fitted tiles forced (model's width, 144, 208, 224 with 2-CTA clusters) where the rule
 #                      does not take them, with the 8-byte writeback
+#   GROUPS_=rule20     the fitted tile's wider rule (K >= 2048 at even blocks, two full waves at any M) against the rule
+#                      before (build/ab/ladder-a, 7a8f8f5's binary): off-suite rows at 640-2048 tokens and squares, two rounds
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=final / model  check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -114,6 +116,27 @@ session_group() {
     fitwb)  # with the 8-byte writeback, the fitted tiles where best's rule does not take them
       ab fitwb "2560x2560x2560,2560x2560x4096,1536x1536x2048,2048x2048x2048,3000x5000x2000,256x20480x4096,384x4096x4096,768x4096x4096,1024x4096x4096,256x8192x8192,200x14336x4096,2048x4096x4096" \
         ";kernel=coop_fit;kernel=coop_fit,width=144,fitcl=2;kernel=coop_fit,width=208,fitcl=2;kernel=coop_fit,width=224,fitcl=2" ;;
+    rule20)  # the fitted tile's wider rule (this build) against the rule before (build/ab/ladder-a): the same shapes, two
+      # rounds each in turn, then the rows whose kernel differs
+      RS="$(LAYERS="$OFF_LAYERS" shapes "640 1000 2048"),2560x2560x2560,2560x2560x4096,2560x2560x8192,1536x1536x2048,1536x1536x3072,2048x2048x2048,3000x5000x2000,2048x4096x4096,1024x4096x4096,768x4096x4096,256x8192x8192,1536x1536x4096,4096x4096x4096"
+      for r in 1 2; do
+        for b in new old; do
+          bin="$B/ladder"; [ $b = old ] && bin=build/ab/ladder-a
+          T 200 "$bin" bench --steps best --shapes "$RS" --target-ms 15 --warmup-ms 10 --csv "$L/csv/rule20-$b-$r.csv" > "$L/rule20-$b-$r.log" 2>&1
+        done
+      done
+      python3 - "$L"/csv/rule20-{new,old}-{1,2}.csv <<'P' | tee "$L/rule20-summary.txt"
+import csv, sys
+rows = {}
+for path in sys.argv[1:]:
+    tag = path.rsplit('/', 1)[1][7:-4]
+    for r in csv.DictReader(open(path)):
+        rows.setdefault((r['m'], r['n'], r['k']), {})[tag] = (float(r['median_ms']) * 1e3, float(r['cublas_median_ms']) * 1e3, r['kernel'][8:40])
+for key, d in rows.items():
+    if d['new-1'][2] != d['old-1'][2]:
+        print('x'.join(key), ' new', d['new-1'][2], round(d['new-1'][0], 1), round(d['new-2'][0], 1), ' old', d['old-1'][2], round(d['old-1'][0], 1), round(d['old-2'][0], 1), ' cublas', round(d['new-1'][1], 1))
+P
+      ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model

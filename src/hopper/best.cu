@@ -284,9 +284,13 @@ Choice choose(const detail::Problem& p) {
   // (384×9216×3072: 42.3 against the 2-CTA tile's 51.7, call1/).
   const int64_t blocks = (p.M + 127) / 128;
   const bool forced_fit = detail::tuning().kernel == "coop_fit";
-  const bool wide_fit = p.M > 128 && (p.K >= 4096 || (p.K >= 3072 && blocks % 2 == 0)) && p.ep.plain();
+  // With the 8-byte register writeback (twentieth session) the fitted tile's epilogue is ~3 µs shorter: from K = 2048
+  // (even block counts) and at two full waves at any M it now wins. Measured 2026-12-03 (dev/2026-12-03-s20/call9/
+  // fitwb-summary.txt, interleaved, µs): 2560³ at 128×208 56.1 / 55.8 against best's cooperative 66.1 / 65.5 (cuBLAS
+  // 55.7), 2560²×4096 89.0 / 87.5 against 107.2 / 105.4 (89.9), 1536²×2048 at 128×144 18.3 against 21.3 (17.3).
+  const bool wide_fit = p.M > 128 && (p.K >= 4096 || (p.K >= 2048 && blocks % 2 == 0)) && p.ep.plain();
   if ((p.M > 64 && p.M <= 128) || wide_fit || forced_fit) c.fit = fit_pick(p);
-  const bool few_waves = p.M <= 128 || c.fit.waves == 1 || (c.fit.waves == 2 && p.M <= 512);
+  const bool few_waves = p.M <= 128 || c.fit.waves <= 2;
   if ((p.M > 64 && p.M <= 128) || wide_fit)
     if (c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95 && few_waves) {
       c.fit_candidate = true;
