@@ -223,13 +223,17 @@ FitPick fit_tile(const detail::Problem& p, cooperative::FitTile t) {
 
 FitPick fit_pick(const detail::Problem& p) {
   const int cluster = fit_cluster(p);
-  FitPick best, filled;
+  FitPick best, filled, full;
   for (const cooperative::FitTile& t : cooperative::kFitTiles) {
     if (t.cluster != cluster || (detail::tuning().width != 0 && t.width != detail::tuning().width)) continue;
     const FitPick f = fit_tile(p, t);
     if (f.us < best.us) best = f;
     if (f.fills && t.width >= filled.tile.width) filled = f;  // the widest: fewest re-reads of A
+    if (f.fills && f.fill >= 0.95 && t.width >= full.tile.width) full = f;
   }
+  // Two CTAs a cluster (M > 128): choose() takes only waves >= 95 % full, so the widest of those (2560³: 128×208, 130
+  // of 132 slots, 56 µs, where 128×224's 91 % measured 60; dev/2026-12-03-s20/call9/fitwb-summary.txt).
+  if (cluster == 2 && full.fills) return full;
   return filled.fills ? filled : best;  // no tile (width 0) only where a tuned width is not compiled for the cluster
 }
 
