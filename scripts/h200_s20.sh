@@ -112,7 +112,7 @@ session_group() {
         ";kernel=coop_fit;kernel=coop_fit,width=144,fitcl=2;kernel=coop_fit,width=208,fitcl=2;kernel=coop_fit,width=224,fitcl=2" ;;
     rule20)  # the fitted tile's wider rule (this build) against the rule before (build/ab/ladder-a): the same shapes, two
       # rounds each in turn, then the rows whose kernel differs
-      RS="$(LAYERS="$OFF_LAYERS" shapes "640 1000 2048"),2560x2560x2560,2560x2560x4096,2560x2560x8192,1536x1536x2048,1536x1536x3072,2048x2048x2048,3000x5000x2000,2048x4096x4096,1024x4096x4096,768x4096x4096,256x8192x8192,1536x1536x4096,4096x4096x4096"
+      RS="$(LAYERS="$OFF_LAYERS" shapes "640 1000 2048"),$(shapes "256 512"),2560x2560x2560,2560x2560x4096,2560x2560x8192,1536x1536x2048,1536x1536x3072,2048x2048x2048,3000x5000x2000,2048x4096x4096,1024x4096x4096,768x4096x4096,256x8192x8192,1536x1536x4096,4096x4096x4096"
       for r in 1 2; do
         for b in new old; do
           bin="$B/ladder"; [ $b = old ] && bin=build/ab/ladder-a
