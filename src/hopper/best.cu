@@ -11,8 +11,8 @@
 //   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
 //     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
-//     above 128 rows, for a plain GEMM with K ≥ 4096 (≥ 3072 at an even count of 128-row blocks), its 2-CTA tile where that is one full wave (1536²×K: 128×144),
-//     or two at up to 512 rows (256×28672×8192: 128×224);
+//     above 128 rows, for a plain GEMM with K ≥ 4096 (≥ 2048 at an even count of 128-row blocks), its 2-CTA tile
+//     where that is one or two waves ≥ 95 % full, the widest such (1536²×K: 128×144, 2560³: 128×208);
 //     at 257-384 and 513-640 rows (3 or 5 blocks of 128), its 1-CTA 128×224 tile where its waves are ≥ 80 % full,
 //     as the 2-CTA kernels would leave half a cluster row empty;
 //   • the cooperative 128×256 tile with one CTA a cluster and a row-synchronous stream-K (coop1), for a plain GEMM, at
@@ -274,8 +274,9 @@ Choice choose(const detail::Problem& p) {
   // at least 4096: at 1536²×K its 132 tiles of 128×144 are cuBLAS's own decomposition. Measured 2026-12-03
   // (dev/2026-12-03-s15/call1/kslope-summary.txt, interleaved): 34.9 against 36.8 µs at K = 4096, 62.4 against 68.1 at
   // 8192, 119.6 against 128.6 at 16384 (best's 128×192 tiles, 96 of them); at K = 2048 21.7 against 21.0 (its fixed
-  // cost, 8.8 µs, against the 128×192 tile's 6.5 and cuBLAS's 4.3). Two waves lost or tied (2560³ at 128×208, call2/: 61.3-61.6
-  // against 62.2-62.5; 2560²×8192 179 against 175). At one or two tile rows (M ≤ 512) two such waves too, where the
+  // cost, 8.8 µs, against the 128×192 tile's 6.5 and cuBLAS's 4.3; the twentieth session's writeback changed both,
+  // below). Two waves lost or tied then (2560³ at 128×208, call2/: 61.3-61.6 against 62.2-62.5; 2560²×8192 179 against
+  // 175). At one or two tile rows (M ≤ 512) two such waves too, where the
   // cooperative kernel's 1.5-2 waves of 256×256 cluster tiles take a stream-K split (its fix-up): measured 2026-12-03
   // (dev/2026-12-03-s17/call1/tiles-summary.txt, interleaved): 256×28672×8192 at 128×224 197.5-198.8 against the
   // cooperative's 211.2-213.6 µs (cuBLAS 211.8), 512×14336×4096 111.5-113.0 against 113.1-114.2 (113.2); four waves lost
