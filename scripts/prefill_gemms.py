@@ -30,6 +30,7 @@ def main(argv=None) -> int:
     import ladder
     dev = torch.device("cuda")
     dt = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    meta = tt.provenance(torch, None, dev)
     rows = []
     for name, n, k in SHAPES:
         x = torch.randn(args.tokens, k, device=dev, dtype=dt)
@@ -42,6 +43,7 @@ def main(argv=None) -> int:
                "torch_us": 1e3 * t["torch"]["median_ms"] / args.chain, "ladder_us": 1e3 * t["ladder"]["median_ms"] / args.chain}
         row["ladder_over_torch"] = row["torch_us"] / row["ladder_us"]
         row["plan"] = ladder.plan(x, w)
+        row.update(commit=meta["commit"], date=meta["date"], gpu=meta.get("gpu", ""), torch=meta["torch"])
         rows.append(row)
         print(f"{name:8s} {args.tokens}x{n}x{k}: torch {row['torch_us']:7.1f} us, ladder {row['ladder_us']:7.1f} us, "
               f"{row['ladder_over_torch']:.3f}x  {str(row['plan'])[:90]}", flush=True)

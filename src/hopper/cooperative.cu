@@ -1,6 +1,6 @@
 // The cooperative family's entry points (src/hopper/families.hpp), compiled once for h09, h11 and best:
-// 128×256 and 128×192 tiles (and for best 128×256 with a deferred activation), fp16 and bf16, TMA-store or register writeback; best's tiles fitted to the waves
-// (launch_fit: 64-224 wide, one or two CTAs a cluster, register writeback).
+// 128×256 and 128×192 tiles (and for best 128×256 with a deferred activation), fp16 and bf16, TMA-store or register
+// writeback; best's tiles fitted to the waves (launch_fit: 64-224 wide, one or two CTAs a cluster, register writeback).
 #include <iterator>
 
 #include "hopper/cooperative.cuh"

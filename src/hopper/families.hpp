@@ -44,7 +44,8 @@ namespace cooperative {
 // 128×256 with a 4-stage ring (h09, h11); 128×192 (best, for wave counts); 128×256 with one CTA a cluster (best: no
 // empty half cluster row at 3, 5, … blocks of 128 rows, and twice the stream-K workers for few tiles; a plain GEMM
 // with the TMA-store writeback only)
-// w256_defer: w256, but an activation (GELU, SiLU, SwiGLU) without beta·C runs under the next tile's mainloop (best).
+// w256_defer: w256, but an activation (GELU, SiLU, SwiGLU) without beta·C runs in epilogue warps while the consumers
+// run the next tile (best; cooperative.cuh, Config::DEFER).
 enum class Tile { w256, w192, w256x1, w256_defer };
 // `pdl`: a programmatic dependent launch (h13's change, for best): the kernel's prologue overlaps the previous
 // kernel's tail; it waits for that kernel before touching memory.
