@@ -12,19 +12,19 @@ source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 session_group() {
   case $1 in
-    residual)  # branch wip/s20-residual: beta·C in the epilogue warps (act_none); checks, sanitizers, A/B, the MLP
-      LADDER_TUNE=kernel=coop T 200 python3 scripts/check_v2_torch.py --set deferred --csv "$L/csv/check-deferred-coop.csv" > "$L/check-deferred-coop.log" 2>&1; tail -1 "$L/check-deferred-coop.log"
-      T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-best.csv" > "$L/check-v2-best.log" 2>&1; tail -1 "$L/check-v2-best.log"
+    residual)  # branch wip/s21-residual only (lost, s21 call 2): beta·C in the epilogue warps; checks, sanitizers, A/B, MLP
+      LADDER_TUNE=kernel=coop T 90 python3 scripts/check_v2_torch.py --set deferred --csv "$L/csv/check-deferred-coop.csv" > "$L/check-deferred-coop.log" 2>&1; tail -1 "$L/check-deferred-coop.log"
+      T 90 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-best.csv" > "$L/check-v2-best.log" 2>&1; tail -1 "$L/check-v2-best.log"
       for tool in memcheck racecheck synccheck; do
-        LADDER_TUNE=kernel=coop T 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sanitize_epilogue.py > "$L/sanitize-res-$tool.log" 2>&1
+        LADDER_TUNE=kernel=coop T 120 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sanitize_epilogue.py > "$L/sanitize-res-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-res-$tool.log" | tr '\n' ' ')"
       done
-      T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gpu_ops.py -k defers > "$L/pytest-defer.log" 2>&1; tail -1 "$L/pytest-defer.log"
+      T 120 python3 -m pytest -q -rs -p no:cacheprovider python/tests/test_gpu_ops.py -k defers > "$L/pytest-defer.log" 2>&1; tail -1 "$L/pytest-defer.log"
       for d in 1 0; do
-        LADDER_TUNE=defer=$d T 200 python3 scripts/epilogue_cost.py --out "$L/csv/epires-defer$d.csv" --dtypes float16 \
+        LADDER_TUNE=defer=$d T 100 python3 scripts/epilogue_cost.py --out "$L/csv/epires-defer$d.csv" --dtypes float16 \
           --shapes 2048x16384x4096,2048x4096x14336 --impls cublas,plain,bias,residual > "$L/epires-defer$d.log" 2>&1
         echo "defer=$d"; grep -E "float16 " "$L/epires-defer$d.log" | cut -c1-70
-        LADDER_TUNE=defer=$d T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-mlp-defer$d.json" > "$L/torch-mlp-defer$d.log" 2>&1
+        LADDER_TUNE=defer=$d T 100 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-mlp-defer$d.json" > "$L/torch-mlp-defer$d.log" 2>&1
         tail -7 "$L/torch-mlp-defer$d.log" | cut -c1-120
       done ;;
     fewtile)

@@ -23,10 +23,12 @@ inline constexpr int kMHalves = BLK_M / WGMMA_M;  // one warpgroup covers 128 ro
 // Register budgets (setmaxnreg) of the warp-specialized CTAs, h07 on: a producer and two consumer warpgroups,
 // launched with __launch_bounds__(384, 1), i.e. 168 registers per thread. The producer only issues TMA and gives
 // registers back; the consumers take them for a 64×256 fp32 fragment (128 registers) plus addressing. Both must
-// be multiples of 8, and the three warpgroups must fit in the SM's 64 K registers: 128·(40 + 2·232) = 64 512.
+// be multiples of 8, and the three warpgroups must fit in what the CTA was launched with, 384 · 168 = 64 512 (not
+// the SM's 65 536: a setmaxnreg.inc that asks for more waits forever): 128·(40 + 2·232) = 64 512.
+inline constexpr int kLaunchRegisters = (64 * 1024 / (3 * kWarpgroupThreads)) / 8 * 8;  // 168
 inline constexpr int kProducerRegisters = 40;
 inline constexpr int kConsumerRegisters = 232;
-static_assert(kWarpgroupThreads * (kProducerRegisters + 2 * kConsumerRegisters) <= 64 * 1024, "register file");
+static_assert(kProducerRegisters + 2 * kConsumerRegisters <= 3 * kLaunchRegisters, "registers the CTA holds");
 
 // All 128 threads copy a (rows, BLK_K) tile from row-major GMEM (leading dimension ld) into SW128 SMEM,
 // 16 bytes per access (device/copy.cuh, shared with the Blackwell ladder). Rows 16-byte aligned: ld % 8 == 0.
