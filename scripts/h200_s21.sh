@@ -3,6 +3,8 @@
 #   GROUPS_=residual   beta*C in the deferred copy's epilogue warps: checks, sanitizers (the residual cases of
 #                      sanitize_epilogue.py through coop), pytest, epilogue_cost and the MLP at defer=1 and 0
 #   GROUPS_=fewtile    best's few-tile check and bench (CSV in $OUT)
+#   GROUPS_=prefill    the model's 512-token prefill graph under torch.profiler (scripts/prefill_profile.py) and each of its
+#                      linears alone (scripts/prefill_gemms.py)
 #   GROUPS_=pytest     the Python package's tests on the GPU
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry
@@ -31,6 +33,10 @@ session_group() {
       T 100 "$B/ladder" check --steps best --suite fewtile --seeds 2 > "$L/check-fewtile.log" 2>&1; echo "check fewtile: $(tail -1 "$L/check-fewtile.log")"
       T 60 "$B/ladder" bench --steps best --suite fewtile --target-ms ${TMS:-60} --warmup-ms 30 --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
+    prefill)  # where the model's graph-replayed prefill loses: kernels per replay (torch.profiler), each linear alone
+      T 150 python3 scripts/prefill_profile.py --out "$OUT/prefill-profile-fp16.csv" > "$L/prefill-profile.log" 2>&1
+      grep -A14 "^==" "$L/prefill-profile.log" | cut -c1-150
+      T 100 python3 scripts/prefill_gemms.py --out "$L/csv/prefill-gemms-fp16.csv" > "$L/prefill-gemms.log" 2>&1; tail -8 "$L/prefill-gemms.log" ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model
