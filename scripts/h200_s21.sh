@@ -35,7 +35,7 @@ session_group() {
       tail -7 "$L/bench-fewtile.log" | cut -c1-110 ;;
     prefill)  # where the model's graph-replayed prefill loses: kernels per replay (torch.profiler), each linear alone
       T 150 python3 scripts/prefill_profile.py --out "$OUT/prefill-profile-fp16.csv" > "$L/prefill-profile.log" 2>&1
-      grep -A14 "^==" "$L/prefill-profile.log" | cut -c1-150
+      grep -v "^  .*at::\|elementwise\|reduce_kernel\|Copy" "$L/prefill-profile.log" | cut -c1-170 | head -120
       T 100 python3 scripts/prefill_gemms.py --out "$L/csv/prefill-gemms-fp16.csv" > "$L/prefill-gemms.log" 2>&1; tail -8 "$L/prefill-gemms.log" ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;

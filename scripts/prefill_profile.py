@@ -20,6 +20,13 @@ import llama_model as lm  # noqa: E402
 import torch_timing as tt  # noqa: E402
 
 
+def short(name: str) -> str:
+    """A kernel's name without the namespaces that every ladder kernel repeats."""
+    for ns in ("ladder::hopper::", "(anonymous namespace)::", "ladder::", "at::native::"):
+        name = name.replace(ns, "")
+    return name
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, required=True)
@@ -46,6 +53,8 @@ def main(argv=None) -> int:
                         generator=torch.Generator(device=device).manual_seed(1))
     meta = tt.provenance(torch, None, device)
     rows = []
+    common = dict(dtype=args.dtype, commit=meta["commit"], date=meta["date"], gpu=torch.cuda.get_device_name(),
+                  torch=torch.__version__)
     with torch.inference_mode():
         for name, m in models.items():
             replay, _ = tt.graphed(torch, lambda: built.logits(ids, 1, m))
@@ -58,20 +67,30 @@ def main(argv=None) -> int:
                 for _ in range(args.replays):
                     replay()
                 torch.cuda.synchronize()
+            kernels = sorted((e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA),
+                             key=lambda e: e.time_range.start)
+            per = len(kernels) // args.replays
             by = {}
-            for e in prof.events():
-                if e.device_type == torch.autograd.DeviceType.CUDA:
-                    k = e.name[:120]
-                    n, t = by.get(k, (0, 0.0))
-                    by[k] = (n + 1, t + e.device_time_total)
+            for e in kernels:
+                n, t = by.get(e.name, (0, 0.0))
+                by[e.name] = (n + 1, t + e.device_time_total)
             total = sum(t for _, t in by.values()) / args.replays
-            print(f"== {name}: replay {wall * 1e3:.1f} us (events), kernels {total:.1f} us a replay")
-            for k, (n, t) in sorted(by.items(), key=lambda kv: -kv[1][1]):
-                print(f"  {t / args.replays:8.1f} us  x{n // args.replays:<3} {k}")
-                rows.append(dict(variant=name, kernel=k, calls_per_replay=n // args.replays,
-                                 us_per_replay=round(t / args.replays, 2), replay_us=round(wall * 1e3, 1),
-                                 dtype=args.dtype, commit=meta["commit"], date=meta["date"],
-                                 gpu=torch.cuda.get_device_name(), torch=torch.__version__))
+            print(f"== {name}: replay {wall * 1e3:.1f} us (events), kernels {total:.1f} us a replay, {per} kernels")
+            for k, (n, t) in sorted(by.items(), key=lambda kv: -kv[1][1])[:12]:
+                print(f"  {t / args.replays:8.1f} us  x{n // args.replays:<3} {short(k)}")
+                rows.append(dict(variant=name, position="", kernel=short(k), calls_per_replay=n // args.replays,
+                                 us=round(t / args.replays, 2), replay_us=round(wall * 1e3, 1), **common))
+            # The GEMMs in replay order: each position's median over the replays (same kernel at the same place)
+            print(f"  GEMMs in order (median us over {args.replays} replays):")
+            for i in range(per):
+                e0 = kernels[i]
+                if not any(g in e0.name for g in ("ladder::", "nvjet", "gemm", "cutlass")):
+                    continue
+                ts = [kernels[r * per + i].device_time_total for r in range(args.replays)]
+                us = statistics.median(ts)
+                print(f"  {i:4d} {us:8.1f}  {short(e0.name)[:150]}")
+                rows.append(dict(variant=name, position=i, kernel=short(e0.name), calls_per_replay=1, us=round(us, 2),
+                                 replay_us=round(wall * 1e3, 1), **common))
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
