@@ -78,6 +78,7 @@ struct Args {
   uint32_t stage_bytes;       // a stage's TMA bytes: the weights' boxes and the token box (N_TOK × BLK_K)
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
+  int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
 };
 
 template <class T>
@@ -145,10 +146,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
         if (args.l2evict) {
           tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
-          tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+          if (!args.one_w_box)
+            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
         } else {
           tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-          tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
         }
       };
       auto load_x = [&](int kt, int st) {
@@ -486,7 +488,13 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // promo-tiles-d8124a7.csv).
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
-  const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, Cfg::HALF_ROWS, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, promotion);
+  // The weights of a stage in one W_ROWS-row box where the rows are contiguous (not SwiGLU's gate and up halves):
+  // one TMA a stage fewer for the producer's single lane to issue (LADDER_TUNE wbox=1|2 forces one or two).
+  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : false;
+  if (one_w_box && p.ep.swiglu)
+    throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE wbox=1 cannot load SwiGLU's gate and up rows");
+  const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, one_w_box ? Cfg::W_ROWS : Cfg::HALF_ROWS, BLK_K,
+                                            CU_TENSOR_MAP_SWIZZLE_128B, promotion);
   // The last token tile's box is its own rows (M mod N_TOK, or M where M < N_TOK), not N_TOK. Rows of a box outside
   // the tensor are not free for TMA. Measured 2026-12-02 (dev/2026-12-02-s12-fit/call11/, against xbox=1, the
   // N_TOK-row box): 65×8192×8192 41.5-41.7 against 50.9-52.9 µs, 65×4096×14336 39.6 against 49.3-50.4,
@@ -497,14 +505,18 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // at M).
   const int64_t tail_rows = p.M % Cfg::N_TOK == 0 ? Cfg::N_TOK : p.M % Cfg::N_TOK;
   const int x_tail = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(tail_rows);
-  const CUtensorMap tx_tail = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_tail, BLK_K);
+  const CUtensorMapL2promotion x_promotion = l2_promotion(detail::tuning().xpromo >= 0 ? detail::tuning().xpromo : 256);
+  const CUtensorMap tx_tail =
+      make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_tail, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, x_promotion);
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
-  const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
+  const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail
+                                           : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K,
+                                                                CU_TENSOR_MAP_SWIZZLE_128B, x_promotion);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post == 1 ? 1 : 0};
+                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
