@@ -2,6 +2,8 @@
 # The twenty-second session's device calls (docs/notes.md, "Twenty-second session").
 #   GROUPS_=boxes     small-M's weight boxes a stage (wbox=1|2) and its token maps' L2 promotion (xpromo), the 64x64
 #                     decomposition (wg=1) on the mid-M rows best loses and on decode rows: checks, then interleaved A/Bs
+#   GROUPS_=producer  small-M's whole-warp producer, one weight box and descriptors advanced by adds against the
+#                     build before (build/ab/ladder-a, 9f0eb67): checks, sanitizers, then both binaries benched in turn
 #   GROUPS_=ctx       scripts/prefill_gemms.py in both contexts (hot chain; the model's cold weights), fp16
 #   GROUPS_=smoke     the small-M checks and the GPU tests' small-M cases only
 #   GROUPS_=pytest    the Python package's tests on the GPU
@@ -13,15 +15,49 @@ source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 MIDM="128x4096x4096,128x4096x14336,128x8192x8192,256x4096x4096,256x1024x8192,256x1024x4096,512x1024x4096,512x1024x8192"
 DECODE="1x4096x4096,1x1024x4096,1x28672x8192,8x14336x4096,16x14336x4096,16x4096x4096,32x4096x14336,64x4096x4096,1x128256x4096"
+# abx <name> <shapes> <tunes>: build/ab/ladder-a (before) and $B/ladder (after) benched in turn, a b b a, each with
+# cuBLAS in its own interleaved run; the summary gives each run's median and its ratio to that run's cuBLAS.
+abx() {
+  local r bin
+  for r in a1 b1 b2 a2; do
+    bin=$B/ladder; [ ${r:0:1} = a ] && bin=build/ab/ladder-a
+    T 250 "$bin" bench --steps best --shapes "$2" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
+  done
+  python3 - "$L/csv/$1-"{a1,b1,b2,a2}.csv <<'P' | tee "$L/$1-summary.txt"
+import csv, sys
+rows = {}
+for path in sys.argv[1:]:
+    tag = path.rsplit('-', 1)[1][:2]
+    for r in csv.DictReader(open(path)):
+        rows.setdefault((int(r['m']), int(r['n']), int(r['k']), r['tune'] or 'auto'), []).append(
+            (tag, float(r['median_ms'] or 'nan') * 1e3, float(r['cublas_median_ms'] or 'nan') * 1e3))
+for (m, n, k, t), v in rows.items():
+    cells = " ".join(f"{tag}={us:.1f}({cb / us:.3f})" for tag, us, cb in v)
+    print(f"{m:>3}x{n:>6}x{k:>5} {t:<10} {cells}")
+P
+}
 session_group() {
   case $1 in
     boxes)
-      for tune in wbox=1 xpromo=128 wg=1,wbox=1; do
+      for tune in ${CHECK_TUNES-wbox=1 xpromo=128 wg=1,wbox=1}; do
         LADDER_TUNE=$tune T 100 "$B/ladder" check --steps best --suite smallm --seeds 1 > "$L/check-smallm-$tune.log" 2>&1
         echo "check smallm $tune: $(tail -1 "$L/check-smallm-$tune.log")"
       done
-      ab midm "$MIDM" "auto;wbox=1;xpromo=128;wbox=1,xpromo=128;wg=1;wg=1,wbox=1;wg=1,wbox=1,xpromo=128"
-      ab decode "$DECODE" "auto;wbox=1;xpromo=128;wbox=1,xpromo=128" ;;
+      ab midm "$MIDM" ";wbox=1;xpromo=128;wbox=1,xpromo=128;wg=1;wg=1,wbox=1;wg=1,wbox=1,xpromo=128"
+      ab decode "$DECODE" ";wbox=1;xpromo=128;wbox=1,xpromo=128" ;;
+    producer)
+      check_suites
+      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done
+      abx prod "$MIDM,$DECODE" ";wg=1"
+      for bin in build/ab/ladder-a $B/ladder; do  # the small-M kernels' SASS: what each K-tile's loop issues
+        cuobjdump -sass "$bin" 2>/dev/null | awk '/Function : .*small_m/{f=1} /Function : /&&!/small_m/{f=0} f' > "$L/sass-smallm-$(basename $bin).txt"
+        echo "$(basename $bin): $(grep -c UTMALDG "$L/sass-smallm-$(basename $bin).txt") UTMALDG, $(grep -c ELECT "$L/sass-smallm-$(basename $bin).txt") ELECT, $(grep -c R2UR "$L/sass-smallm-$(basename $bin).txt") R2UR, $(grep -c HGMMA "$L/sass-smallm-$(basename $bin).txt") HGMMA"
+      done ;;
     ctx)
       T 200 python3 scripts/prefill_gemms.py --out "$L/csv/prefill-gemms-fp16.csv" > "$L/prefill-gemms.log" 2>&1; tail -14 "$L/prefill-gemms.log" ;;
     smoke)

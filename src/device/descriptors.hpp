@@ -40,6 +40,10 @@ LADDER_HD constexpr uint64_t matrix_descriptor(uint32_t smem_addr, uint32_t lbo_
 LADDER_HD constexpr uint64_t kmajor_sw128_descriptor(uint32_t smem_addr) {
   return matrix_descriptor(smem_addr, 16, kSwizzleAtomBytes, Swizzle::b128);
 }
+// The descriptor of the operand `bytes` past `desc`'s: the start address field gains bytes >> 4. Exact while the
+// sum stays inside the 256 KB the 14-bit field spans (a CTA's SMEM is ≤ 228 KB): no carry reaches the LBO bits.
+// Kernels build a ring's first descriptor once and advance it per stage and k16 slice (one add, no rebuild).
+LADDER_HD constexpr uint64_t desc_advance(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
 }  // namespace sm90
 
 namespace sm100 {

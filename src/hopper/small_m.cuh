@@ -26,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "device/elect.cuh"
 #include "device/epilogue_op.hpp"
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
@@ -138,65 +139,80 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   }
   __syncthreads();
 
-  const int wg = static_cast<int>(threadIdx.x) / kWarpgroupThreads;
-  if (wg == Cfg::CONSUMERS) {  // the producer warp: one elected lane issues every TMA
-    if (threadIdx.x % 32 == 0) {
-      const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
-      auto load_w = [&](int kt, int st) {
-        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        if (args.l2evict) {
-          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
-          if (!args.one_w_box)
-            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
-        } else {
-          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
-        }
-      };
-      auto load_x = [&](int kt, int st) {
-        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
-                    &full_bar[st]);
-      };
-      RingState load{static_cast<uint32_t>(stages)};
-      int kt = kb;
-      if (args.b_prefetch) {
-        // The caller promised that B is not written by the work before us: fill the ring's weights while the
-        // previous kernel finishes, then wait for it before touching the tokens it may have produced.
-        const int pre = std::min(stages, ke - kb);
+  // Warp-uniform by construction (a warp never straddles warpgroups); the shuffle lets the compiler see it, so the
+  // role branch and the descriptors below stay in uniform registers.
+  const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / kWarpgroupThreads, 0);
+  if (wg == Cfg::CONSUMERS) {  // the producer warp: the whole warp runs the loop, one elected lane issues the TMAs
+    // NOTE: with lane 0 alone in the loop the compiler could not prove the TMAs' operands uniform and wrapped each
+    // in an ELECT/R2UR loop: ~59 instructions a K-tile, and at 64 weight rows the producer, not the memory, set
+    // the pace (~360 cycles a 16 KB K-tile against cuBLAS's ~200; docs/notes.md, twentieth and twenty-second sessions).
+    const bool leader = elect_one_sync();
+    const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
+    auto load_w = [&](int kt, int st) {
+      T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+      if (args.l2evict) {
+        tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
+        if (!args.one_w_box)
+          tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+      } else {
+        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+        if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+      }
+    };
+    auto load_x = [&](int kt, int st) {
+      tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
+                  &full_bar[st]);
+    };
+    RingState load{static_cast<uint32_t>(stages)};
+    int kt = kb;
+    if (args.b_prefetch) {
+      // The caller promised that B is not written by the work before us: fill the ring's weights while the
+      // previous kernel finishes, then wait for it before touching the tokens it may have produced.
+      const int pre = std::min(stages, ke - kb);
+      if (leader)
         for (int j = 0; j < pre; ++j) {
           mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
           load_w(kb + j, j);
         }
-        cudaGridDependencySynchronize();
+      cudaGridDependencySynchronize();
+      if (leader)
         for (int j = 0; j < pre; ++j) load_x(kb + j, j);
-        load.advance(pre);
-        kt += pre;
-      } else {
-        cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
-      }
-      for (; kt < ke; ++kt) {
-        mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
+      __syncwarp();
+      load.advance(pre);
+      kt += pre;
+    } else {
+      cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
+    }
+    for (; kt < ke; ++kt) {
+      mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
+      if (leader) {
+        // The loads first, then the arrive that sets the stage's byte count: a phase completes only when its one
+        // arrival has come and its tx-count is zero, and the tx-count may go below zero meanwhile (PTX ISA 9.7.13.15).
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
-        load.advance();
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
       }
+      __syncwarp();
+      load.advance();
     }
   } else {  // consumer warpgroup `wg`: weight rows [64·wg, +64) of the tile
     // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
     constexpr int NACC = Cfg::NACC;
     float accs[NACC][N_TOK / 2];
+    // The descriptors of stage 0, built once; a stage and a k16 slice are byte offsets added to them.
+    const uint64_t w_desc = sm90::kmajor_sw128_descriptor(sm90::smem_addr(W + wg * WGMMA_M * BLK_K));
+    const uint64_t x_desc = sm90::kmajor_sw128_descriptor(sm90::smem_addr(X));
     RingState read{static_cast<uint32_t>(stages)};
     uint32_t prev_stage = 0;
     for (int i = kb; i < ke; ++i) {
       mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
       sm90::wgmma_fence();
-      const uint32_t w = sm90::smem_addr(W + (static_cast<size_t>(read.stage) * W_ROWS + wg * WGMMA_M) * BLK_K);
-      const uint32_t x = sm90::smem_addr(X + static_cast<size_t>(read.stage) * N_TOK * BLK_K);
+      const uint64_t w = sm90::desc_advance(w_desc, read.stage * Cfg::kWBytes);
+      const uint64_t x = sm90::desc_advance(x_desc, read.stage * Cfg::kXBytes);
 #pragma unroll
       for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_descriptor(w + k * WGMMA_K * 2),
-                                     sm90::kmajor_sw128_descriptor(x + k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::desc_advance(w, k * WGMMA_K * 2),
+                                     sm90::desc_advance(x, k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
       if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
@@ -230,8 +246,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
-  // NOTE: the producer warp arrives diverged (its lane 0 alone ran the loads): the CTA barrier is the non-aligned
-  // form. racecheck reports the partials' reads by producer-warp lanes against the consumers' writes past this
+  // NOTE: the CTA barrier is the non-aligned form: until the twenty-second session the producer warp arrived
+  // diverged (its lane 0 alone ran the loads). racecheck reported the partials' reads by producer-warp lanes against the consumers' writes past this
   // barrier, with __syncthreads() (even after a __syncwarp()) and with this form alike, and nothing with the cluster
   // barriers (post=0); every check and rerun is right. Not resolved (docs/notes.md, fifteenth session; s15 call2-3).
   const bool lone = split == 1 && args.lone_sync;
@@ -490,7 +506,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
   // The weights of a stage in one W_ROWS-row box where the rows are contiguous (not SwiGLU's gate and up halves):
   // one TMA a stage fewer for the producer's single lane to issue (LADDER_TUNE wbox=1|2 forces one or two).
-  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : false;
+  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu;
   if (one_w_box && p.ep.swiglu)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE wbox=1 cannot load SwiGLU's gate and up rows");
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, one_w_box ? Cfg::W_ROWS : Cfg::HALF_ROWS, BLK_K,
