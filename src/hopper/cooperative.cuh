@@ -245,6 +245,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
     const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferrable(): none deferred
     CTile ct{&tmap_c, &s.c_bar[c]};
+    const RingDescriptor ring_a(s.A[0] + c * WGMMA_M * BLK_K, TILE_M * BLK_K * sizeof(__half)),
+        ring_b(s.B[0], TILE_N * BLK_K * sizeof(__half));
     StreamKScheduler::Piece piece;
     for (auto cur = sk.sched.start(worker); sk.sched.next(cur, piece);) {
       int cm, tn;
@@ -267,7 +269,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       for (int i = piece.k_begin; i < piece.k_end; ++i) {
         mbarrier_wait(&s.full_bar[read.stage], read.phase, "full_bar");
         sm90::wgmma_fence();
-        mma_k_tile_64xN<TILE_N, T>(acc[0], s.A[read.stage] + c * WGMMA_M * BLK_K, s.B[read.stage], i != piece.k_begin);
+        mma_k_tile_64xN<TILE_N, T>(acc[0], ring_a.at(read.stage), ring_b.at(read.stage), i != piece.k_begin);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
         if (i > piece.k_begin) release(prev_stage);

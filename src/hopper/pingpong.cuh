@@ -141,6 +141,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
     // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
     uint32_t turn_phase = 0;
+    const RingDescriptor ring_a(s.A[0], TILE_M * BLK_K * sizeof(__half)), ring_b(s.B[0], TILE_N * BLK_K * sizeof(__half));
     constexpr int OUT_N = kSwiglu ? TILE_N / 2 : TILE_N;  // the output tile's columns
     const bool has_c = F != Fused::none && epi.ep.beta != 0.0f, leader = threadIdx.x % kWarpgroupThreads == 0;
     CTile ct{&tmap_c, &s.c_bar[c]};
@@ -163,7 +164,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         sm90::wgmma_fence();
 #pragma unroll
         for (int h = 0; h < Cfg::FRAGS; ++h)
-          mma_k_tile_64xN<TILE_N, T>(acc[h], s.A[read.stage] + h * WGMMA_M * BLK_K, s.B[read.stage], i != 0);
+          mma_k_tile_64xN<TILE_N, T>(acc[h], ring_a.at(read.stage, h * WGMMA_M * BLK_K * sizeof(__half)),
+                                     ring_b.at(read.stage), i != 0);
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<1>();
         if (i > 0) release(prev_stage);

@@ -66,6 +66,30 @@ __device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], const 
                                sm90::kmajor_sw128_descriptor(b + k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
 }
 
+// The same K-tile from the descriptors of its A fragment and B tile (a ring's descriptors, built once and advanced
+// to the stage by adds: sm90::desc_advance). The kernel families (h09 on) use this form: rebuilding descriptors from
+// SMEM pointers each K-tile re-read the CTA's shared window base (an S2UR of SR_CgaCtaId) inside the loop.
+template <int N_FRAG, class T = __half>
+__device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], uint64_t a_desc, uint64_t b_desc,
+                                                bool accumulate) {
+#pragma unroll
+  for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+    sm90::wgmma_m64k16<N_FRAG, T>(acc, sm90::desc_advance(a_desc, k * WGMMA_K * 2),
+                                  sm90::desc_advance(b_desc, k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
+}
+
+// A ring of SW128 K-major stages (`bytes` apart, the first at `first`) as the descriptor of stage 0 plus offsets.
+struct RingDescriptor {
+  uint64_t first;
+  uint32_t stage_bytes;
+  __device__ __forceinline__ RingDescriptor(const void* first_stage, uint32_t bytes)
+      : first(sm90::kmajor_sw128_descriptor(sm90::smem_addr(first_stage))), stage_bytes(bytes) {}
+  // The stage's tile, `offset` bytes in (a 64-row fragment: 64 · 128 B per fragment).
+  __device__ __forceinline__ uint64_t at(uint32_t stage, uint32_t offset = 0) const {
+    return sm90::desc_advance(first, stage * stage_bytes + offset);
+  }
+};
+
 // Register → GMEM for one 64×N wgmma accumulator fragment whose first row is `row0`.
 // Layout (PTX ISA 9.7.15.5.1, "Matrix D fragment" for m64nNk16): thread t = 32w + l holds, for register
 // i = v0 + 2·v1 + 4·j, row 16w + l/4 + 8·v1, column 8j + 2(l%4) + v0. Cast to fp16 once, here.
