@@ -49,15 +49,15 @@ TEST(Sm90Descriptor, KAdvanceIsTwoPerK16) {
   EXPECT_EQ(sm90::kmajor_sw128_descriptor(0x400 + 32) - sm90::kmajor_sw128_descriptor(0x400), 2ull);
 }
 
-// desc_advance (the kernels' per-stage and per-k16 add) equals rebuilding the descriptor at the new address: every
-// 1 KB-aligned base and every 32-byte offset that stays inside a CTA's 228 KB, with cluster-rank bits above the
-// 18-bit window in the base (masked either way).
+// The kernels' descriptor arithmetic (a low word built once, advanced per stage and k16 slice by 32-bit adds, over
+// the constant high word) equals rebuilding the descriptor at the new address: every 1 KB-aligned base and every
+// 32-byte offset that stays inside a CTA's 228 KB, with cluster-rank bits above the 18-bit window in the base.
 TEST(Sm90Descriptor, AdvancingEqualsRebuilding) {
   constexpr uint32_t kSmem = 228 * 1024;
   for (uint32_t rank_bits : {0u, 1u << 24, 3u << 24})
     for (uint32_t base = 0; base < kSmem; base += 1024)
       for (uint32_t off = 0; base + off < kSmem; off += 32)
-        ASSERT_EQ(sm90::desc_advance(sm90::kmajor_sw128_descriptor(rank_bits | base), off),
+        ASSERT_EQ(sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(sm90::kmajor_sw128_lo(rank_bits | base), off)),
                   sm90::kmajor_sw128_descriptor(rank_bits | (base + off)))
             << "base " << base << " offset " << off;
 }

@@ -40,10 +40,16 @@ LADDER_HD constexpr uint64_t matrix_descriptor(uint32_t smem_addr, uint32_t lbo_
 LADDER_HD constexpr uint64_t kmajor_sw128_descriptor(uint32_t smem_addr) {
   return matrix_descriptor(smem_addr, 16, kSwizzleAtomBytes, Swizzle::b128);
 }
-// The descriptor of the operand `bytes` past `desc`'s: the start address field gains bytes >> 4. Exact while the
-// sum stays inside the 256 KB the 14-bit field spans (a CTA's SMEM is ≤ 228 KB): no carry reaches the LBO bits.
-// Kernels build a ring's first descriptor once and advance it per stage and k16 slice (one add, no rebuild).
-LADDER_HD constexpr uint64_t desc_advance(uint64_t desc, uint32_t bytes) { return desc + (bytes >> 4); }
+// A K-major SW128 descriptor's high word is the same for every tile (SBO 1024 B, swizzle 128B); its low word holds
+// the start address (and the unused LBO). Kernels build a ring's first low word once and advance it per stage and
+// k16 slice by a 32-bit add of bytes >> 4: exact while the address stays inside the 256 KB the 14-bit field spans (a
+// CTA's SMEM is ≤ 228 KB), so no carry reaches the LBO bits; no 64-bit add, no rebuild from an SMEM pointer.
+inline constexpr uint32_t kKmajorSw128Hi = static_cast<uint32_t>(kmajor_sw128_descriptor(0) >> 32);
+LADDER_HD constexpr uint32_t kmajor_sw128_lo(uint32_t smem_addr) {
+  return static_cast<uint32_t>(kmajor_sw128_descriptor(smem_addr));
+}
+LADDER_HD constexpr uint32_t desc_lo_advance(uint32_t lo, uint32_t bytes) { return lo + (bytes >> 4); }
+LADDER_HD constexpr uint64_t kmajor_sw128_from_lo(uint32_t lo) { return (uint64_t{kKmajorSw128Hi} << 32) | lo; }
 }  // namespace sm90
 
 namespace sm100 {

@@ -199,20 +199,19 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
     constexpr int NACC = Cfg::NACC;
     float accs[NACC][N_TOK / 2];
-    // The descriptors of stage 0, built once; a stage and a k16 slice are byte offsets added to them.
-    const uint64_t w_desc = sm90::kmajor_sw128_descriptor(sm90::smem_addr(W + wg * WGMMA_M * BLK_K));
-    const uint64_t x_desc = sm90::kmajor_sw128_descriptor(sm90::smem_addr(X));
+    // The rings' descriptors, built once; a stage and a k16 slice are byte offsets added to them.
+    const RingDescriptor ring_w(W + wg * WGMMA_M * BLK_K, Cfg::kWBytes), ring_x(X, Cfg::kXBytes);
     RingState read{static_cast<uint32_t>(stages)};
     uint32_t prev_stage = 0;
     for (int i = kb; i < ke; ++i) {
       mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
       sm90::wgmma_fence();
-      const uint64_t w = sm90::desc_advance(w_desc, read.stage * Cfg::kWBytes);
-      const uint64_t x = sm90::desc_advance(x_desc, read.stage * Cfg::kXBytes);
+      const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
 #pragma unroll
       for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::desc_advance(w, k * WGMMA_K * 2),
-                                     sm90::desc_advance(x, k * WGMMA_K * 2), (i > kb || k >= NACC) ? 1 : 0);
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
+                                     sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
+                                     (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
       if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);

@@ -66,27 +66,33 @@ __device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], const 
                                sm90::kmajor_sw128_descriptor(b + k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
 }
 
-// The same K-tile from the descriptors of its A fragment and B tile (a ring's descriptors, built once and advanced
-// to the stage by adds: sm90::desc_advance). The kernel families (h09 on) use this form: rebuilding descriptors from
-// SMEM pointers each K-tile re-read the CTA's shared window base (an S2UR of SR_CgaCtaId) inside the loop.
+// The same K-tile from the descriptors' low words of its A fragment and B tile (sm90::kmajor_sw128_lo; a ring's,
+// built once and advanced to the stage by 32-bit adds: RingDescriptor). The kernel families (h09 on) use this form:
+// rebuilt from SMEM pointers each K-tile, the descriptors cost a re-read of the CTA's shared window base (an S2UR of
+// SR_CgaCtaId) and 64-bit arithmetic in the loop.
 template <int N_FRAG, class T = __half>
-__device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], uint64_t a_desc, uint64_t b_desc,
+__device__ __forceinline__ void mma_k_tile_64xN(float (&acc)[N_FRAG / 2], uint32_t a_lo, uint32_t b_lo,
                                                 bool accumulate) {
 #pragma unroll
   for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-    sm90::wgmma_m64k16<N_FRAG, T>(acc, sm90::desc_advance(a_desc, k * WGMMA_K * 2),
-                                  sm90::desc_advance(b_desc, k * WGMMA_K * 2), (accumulate || k > 0) ? 1 : 0);
+    sm90::wgmma_m64k16<N_FRAG, T>(acc, sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(a_lo, k * WGMMA_K * 2)),
+                                  sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(b_lo, k * WGMMA_K * 2)),
+                                  (accumulate || k > 0) ? 1 : 0);
 }
 
-// A ring of SW128 K-major stages (`bytes` apart, the first at `first`) as the descriptor of stage 0 plus offsets.
+// A ring of SW128 K-major stages, `stage_bytes` apart from `first_stage`, as its first descriptor's low word plus
+// offsets. NOTE: the low word is computed once and hidden from the optimizer (an empty asm): otherwise the compiler
+// re-derived it from the SMEM window inside the K-tile loop.
 struct RingDescriptor {
-  uint64_t first;
+  uint32_t first;
   uint32_t stage_bytes;
   __device__ __forceinline__ RingDescriptor(const void* first_stage, uint32_t bytes)
-      : first(sm90::kmajor_sw128_descriptor(sm90::smem_addr(first_stage))), stage_bytes(bytes) {}
-  // The stage's tile, `offset` bytes in (a 64-row fragment: 64 · 128 B per fragment).
-  __device__ __forceinline__ uint64_t at(uint32_t stage, uint32_t offset = 0) const {
-    return sm90::desc_advance(first, stage * stage_bytes + offset);
+      : first(sm90::kmajor_sw128_lo(sm90::smem_addr(first_stage))), stage_bytes(bytes) {
+    asm volatile("" : "+r"(first));
+  }
+  // The low word of the stage's tile, `offset` bytes in (a 64-row fragment: 64 · 128 B per fragment).
+  __device__ __forceinline__ uint32_t at(uint32_t stage, uint32_t offset = 0) const {
+    return sm90::desc_lo_advance(first, stage * stage_bytes + offset);
   }
 };
 
