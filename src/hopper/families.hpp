@@ -138,7 +138,15 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
       return;
     }
   const bool narrow = p.M <= 128 && 16 * tiles_128 <= detail::sm_count();
-  consumers = wg != 0 ? wg : narrow ? 1 : 2;
+  // 64×64 tiles (cuBLAS's decomposition at these shapes) where they fit one wave and K is at most 4096: with the
+  // whole-warp producer (twenty-second session) they stream faster than the 128×128 split there. Measured 2026-12-05
+  // (dev/2026-12-05-s22/call3/prod-summary.txt, interleaved, µs, 64×64 against the 128×128 split): 128×4096×4096
+  // 15.1 against 16.4, 256×1024×4096 10.1 against 11.4, 512×1024×4096 14.1 against 14.3; not with a longer K
+  // (128×4096×14336 41.9 against 41.1, 256×1024×8192 16.7 against 16.0, 512×1024×8192 26.0 against 22.2) nor two
+  // waves (256×4096×4096 19.7 against 19.8, 128×8192×8192 71 against 41).
+  const int64_t tiles_64 = (p.M + 63) / 64 * ((p.out_cols() + 63) / 64);
+  const bool one_wave_64 = p.M <= 512 && !p.ep.swiglu && p.K <= 4096 && tiles_64 <= detail::sm_count();
+  consumers = wg != 0 ? wg : narrow || one_wave_64 ? 1 : 2;
   const int tok = detail::tuning().tokens;
   n_tok = consumers == 1 ? 64 : tok != 0 ? tok : fitted_tokens(p.M, p.K, tiles_128, detail::sm_count());
 }

@@ -503,9 +503,11 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // promo-tiles-d8124a7.csv).
   const int promo = detail::tuning().l2promo >= 0 ? detail::tuning().l2promo : Cfg::N_TOK <= 64 ? 128 : 256;
   const CUtensorMapL2promotion promotion = l2_promotion(promo);
-  // The weights of a stage in one W_ROWS-row box where the rows are contiguous (not SwiGLU's gate and up halves):
-  // one TMA a stage fewer for the producer's single lane to issue (LADDER_TUNE wbox=1|2 forces one or two).
-  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu;
+  // The 64-row tiles' weights in one box a stage (not SwiGLU's gate and up halves): a TMA fewer for the producer
+  // to issue, which paces these tiles. Measured 2026-12-05 (dev/2026-12-05-s22/call2/, interleaved): the 64×64 tile
+  // 128×4096×4096 17.8 → 15.5 µs, 512×1024×4096 17.1 → 15.3, 128×4096×14336 63.5 → 52.8; the 128-row tiles within
+  // ±0.3 µs, 512×1024×8192 21.8 → 22.0, so they keep two. LADDER_TUNE wbox=1|2 forces one or two.
+  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu && Cfg::CONSUMERS == 1;
   if (one_w_box && p.ep.swiglu)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE wbox=1 cannot load SwiGLU's gate and up rows");
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, one_w_box ? Cfg::W_ROWS : Cfg::HALF_ROWS, BLK_K,
