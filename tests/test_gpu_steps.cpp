@@ -371,7 +371,8 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
 // The small-M kernel's fitted token tiles above 64 tokens (small_m::fitted_tokens): 128×96 and 128×64, as best picks
 // them on the H200's 132 SMs and forced (LADDER_TUNE tok=) on ragged shapes (a short last token tile, odd N, K % 8 ≠ 0
 // through best's padding), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun). A layer of at
-// most 1/16 of the SMs in 128-row tiles keeps its 64×64 tiles at 65-128 tokens whatever tok says (tile_for).
+// most 1/16 of the SMs in 128-row tiles keeps its 64×64 tiles at 65-128 tokens whatever tok says (tile_for); up to 512
+// tokens, 64×64 tiles that fit one wave with K ≤ 4096 are best's own pick unless tok is set.
 TEST(SmallM, FittedTokenTilesMatchReferences) {
   LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
@@ -384,7 +385,8 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
                                    {192, 5120, 5120, 0, "small-M 128x64"},  {97, 4096, 4104, 96, "small-M 128x96"},
                                    {200, 777, 2056, 96, "small-M 128x96"},  {288, 3584, 3584, 96, "small-M 128x96"},
                                    {385, 3072, 8192, 96, "small-M 128x96"}, {130, 2000, 4100, 64, "small-M 128x64"},
-                                   {500, 1000, 1000, 64, "small-M 128x64"}, {70, 2056, 520, 96, "small-M 128x96"}};
+                                   {500, 1000, 1000, 64, "small-M 128x64"}, {70, 2056, 520, 96, "small-M 128x96"},
+                                   {512, 1024, 4096, 0, "small-M 64x64"},   {300, 1000, 4000, 0, "small-M 64x64"}};
   for (const Case& c : cases) {
     detail::Tuning t = saved;
     if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok;

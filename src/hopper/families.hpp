@@ -144,10 +144,11 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   // 15.1 against 16.4, 256×1024×4096 10.1 against 11.4, 512×1024×4096 14.1 against 14.3; not with a longer K
   // (128×4096×14336 41.9 against 41.1, 256×1024×8192 16.7 against 16.0, 512×1024×8192 26.0 against 22.2) nor two
   // waves (256×4096×4096 19.7 against 19.8, 128×8192×8192 71 against 41).
-  const int64_t tiles_64 = (p.M + 63) / 64 * ((p.out_cols() + 63) / 64);
-  const bool one_wave_64 = p.M <= 512 && !p.ep.swiglu && p.K <= 4096 && tiles_64 <= detail::sm_count();
-  consumers = wg != 0 ? wg : narrow || one_wave_64 ? 1 : 2;
+  // LADDER_TUNE tok= asks for the 128-row tiles: it overrides this (not the narrow layers' rule).
   const int tok = detail::tuning().tokens;
+  const int64_t tiles_64 = (p.M + 63) / 64 * ((p.out_cols() + 63) / 64);
+  const bool one_wave_64 = tok == 0 && p.M <= 512 && !p.ep.swiglu && p.K <= 4096 && tiles_64 <= detail::sm_count();
+  consumers = wg != 0 ? wg : narrow || one_wave_64 ? 1 : 2;
   n_tok = consumers == 1 ? 64 : tok != 0 ? tok : fitted_tokens(p.M, p.K, tiles_128, detail::sm_count());
 }
 }  // namespace small_m
