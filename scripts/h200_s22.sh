@@ -75,6 +75,8 @@ session_group() {
     smoke)
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       T 200 "$B/tests/ladder_tests" --gtest_filter='*Small*:*small*' > "$L/tests-smallm.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-smallm.log" | head ;;
+    retest)  # the small-M GPU tests alone
+      T 100 "$B/tests/ladder_tests" --gtest_filter='SmallM.*' > "$L/tests-smallm.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-smallm.log" | head ;;
     pytest)
       T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
     *) common_group "$1" ;;  # tests, final, model
