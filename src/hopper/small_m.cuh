@@ -187,7 +187,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
       if (leader) {
         // The loads first, then the arrive that sets the stage's byte count: a phase completes only when its one
-        // arrival has come and its tx-count is zero, and the tx-count may go below zero meanwhile (PTX ISA 9.7.13.15).
+        // arrival has come and its tx-count is zero, and the tx-count may go below zero meanwhile (PTX ISA, mbarrier
+        // "Phase Completion"; cuBLAS's producer orders them the same way: docs/notes.md, twenty-first session).
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
         mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
@@ -246,9 +247,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
   // NOTE: the CTA barrier is the non-aligned form: until the twenty-second session the producer warp arrived
-  // diverged (its lane 0 alone ran the loads). racecheck reported the partials' reads by producer-warp lanes against the consumers' writes past this
-  // barrier, with __syncthreads() (even after a __syncwarp()) and with this form alike, and nothing with the cluster
-  // barriers (post=0); every check and rerun is right. Not resolved (docs/notes.md, fifteenth session; s15 call2-3).
+  // diverged (its lane 0 alone ran the loads). racecheck reports the partials' reads against the consumers' writes
+  // past this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
+  // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
+  // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
   const bool lone = split == 1 && args.lone_sync;
   if (lone) {
     cta_barrier_sync();
