@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The twenty-second session's device calls (docs/notes.md, "Twenty-second session").
-#   GROUPS_=boxes     small-M's weight boxes a stage (wbox=1|2) and its token maps' L2 promotion (xpromo), the 64x64
+#   GROUPS_=boxes     small-M's weight boxes a stage (wbox=1|2) and its token maps' L2 promotion (xpromo: 9f0eb67's key,
+#                     removed after call 2 measured nothing), the 64x64
 #                     decomposition (wg=1) on the mid-M rows best loses and on decode rows: checks, then interleaved A/Bs
 #   GROUPS_=prodab    small-M's whole-warp producer, one weight box and descriptors advanced by adds (and the tile
 #                     families' ring descriptors) against the build before (build/ab/ladder-a, 9f0eb67): both

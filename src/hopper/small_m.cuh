@@ -524,13 +524,9 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // at M).
   const int64_t tail_rows = p.M % Cfg::N_TOK == 0 ? Cfg::N_TOK : p.M % Cfg::N_TOK;
   const int x_tail = detail::tuning().xbox == 1 ? Cfg::N_TOK : static_cast<int>(tail_rows);
-  const CUtensorMapL2promotion x_promotion = l2_promotion(detail::tuning().xpromo >= 0 ? detail::tuning().xpromo : 256);
-  const CUtensorMap tx_tail =
-      make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_tail, BLK_K, CU_TENSOR_MAP_SWIZZLE_128B, x_promotion);
+  const CUtensorMap tx_tail = make_tensor_map_2d(p.A, p.M, p.K, p.lda, x_tail, BLK_K);
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
-  const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail
-                                           : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K,
-                                                                CU_TENSOR_MAP_SWIZZLE_128B, x_promotion);
+  const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,

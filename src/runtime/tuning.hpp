@@ -7,8 +7,7 @@
 //                                           tok=64|96|128 (small-M's token tile of 128 weight rows above 64 tokens),
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
-//                                           wbox=1|2 (small-M's weight boxes a stage), xpromo=<small-M token maps' L2
-//                                           promotion: 0, 64, 128, 256 bytes>,
+//                                           wbox=1|2 (small-M's weight boxes a stage),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
 //                                           fitcl=1|2 (CTAs a cluster of best's coop_fit),
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
@@ -48,7 +47,6 @@ struct Tuning {
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
-  int xpromo = -1;      // small-M: the TMA L2 promotion in bytes (0, 64, 128, 256) of the token maps; -1 = auto (256)
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
@@ -56,7 +54,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, xpromo, wbox, l2evict, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
