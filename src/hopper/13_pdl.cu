@@ -2,7 +2,7 @@
 // Extends h12 by changing when the kernel starts: it is launched as a programmatic dependent launch
 // (cudaLaunchAttributeProgrammaticStreamSerialization), so it may become resident while the previous kernel
 // on the stream is still running. The kernel waits (griddepcontrol.wait) before its first global read and
-// lets its own dependents launch (griddepcontrol.launch_dependents) from its start; when the caller
+// signals its own dependents (griddepcontrol.launch_dependents) once its mainloop is done; when the caller
 // says B is not written by the previous kernel (ladder_gemm_desc: LADDER_FLAG_B_STATIC), the first stages of
 // weights are loaded before that wait.
 // Should gain: in a model's chain of GEMMs (CUDA graph replay), the launch and prologue of each GEMM, a few

@@ -15,7 +15,7 @@
 // With two consumers (128 weight rows × 128 tokens, several token tiles above 128 tokens) the same kernel is a
 // 128×128-tile GEMM with a cluster split-K, for shapes with too few tiles to fill the GPU.
 // Programmatic dependent launch (h13): the kernel waits for the previous grid (griddepcontrol.wait) before
-// its first global read, and lets the next one launch from its start (LADDER_TUNE early=0: once its loads are issued).
+// its first global read, and lets the next one start once its mainloop is done.
 #pragma once
 #include <cooperative_groups.h>
 #include <cuda/ptx>
@@ -80,7 +80,6 @@ struct Args {
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
-  int early_launch;           // PDL: the next grid may launch from this CTA's start, not once its loads are issued
 };
 
 template <class T>
@@ -144,11 +143,6 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // role branch and the descriptors below stay in uniform registers.
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / kWarpgroupThreads, 0);
   if (wg == Cfg::CONSUMERS) {  // the producer warp: the whole warp runs the loop, one elected lane issues the TMAs
-    // The next grid may launch now: its CTAs take only what this grid leaves free (a plan is one wave of resident
-    // CTAs but for its widest layers), load their first weights (b_prefetch) and wait in griddepcontrol.wait until
-    // this grid is done. Until the twenty-second session the producer's idle lanes did this by accident (the first
-    // call of a CTA counts); with the warp converged it came after the loads (docs/notes.md, twenty-third session).
-    if (args.early_launch) cudaTriggerProgrammaticLaunchCompletion();
     // NOTE: with lane 0 alone in the loop the compiler could not prove the TMAs' operands uniform and wrapped each
     // in an ELECT/R2UR loop: ~59 instructions a K-tile, and at 64 weight rows the producer, not the memory, set
     // the pace (~360 cycles a 16 KB K-tile against cuBLAS's ~200; docs/notes.md, twentieth and twenty-second sessions).
@@ -248,7 +242,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       for (int v = 0; v < 4; ++v)
         P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
   }
-  // Every load of this CTA has been issued and consumed: the next kernel may start its prologue (if it may not yet).
+  // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
@@ -537,7 +531,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0, detail::tuning().early != 0 ? 1 : 0};
+                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));

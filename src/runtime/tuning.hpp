@@ -20,9 +20,7 @@
 //                                           wb=0 (the cooperative register writeback stores element
 //                                           pairs with per-element checks, as before the twentieth session),
 //                                           pdl=0 (best launches every kernel without programmatic dependent
-//                                           launch: the A/B of what PDL gains back to back),
-//                                           early=0|1 (small-M signals the next grid's launch at its start (1)
-//                                           or once its loads are issued and its mainloop done (0))
+//                                           launch: the A/B of what PDL gains back to back)
 //   LADDER_TRACE=1                          print each launch's kernel, grid and split to stderr
 //
 // An invalid value is an error (ladder::Error, LADDER_ERROR_INVALID_ARGUMENT) at the first GEMM call.
@@ -49,7 +47,6 @@ struct Tuning {
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
-  int early = -1;       // small-M: 1 = griddepcontrol.launch_dependents at the CTA's start, 0 = after its loads; -1 = auto
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
@@ -57,7 +54,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, early, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
