@@ -9,13 +9,14 @@ set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 WIDE="1x128256x4096,16x28672x8192,64x4096x4096,128x4096x4096,512x1024x4096,1x1024x4096,4x8192x8192"
+MID="128x4096x4096,512x1024x4096,128x4096x14336,4x8192x8192"
 REG="1x4096x14336,8x4096x14336,32x4096x14336,1x14336x4096,16x4096x4096,32x1024x8192,64x1024x8192,512x1024x8192"
 # abx <name> <shapes> <tunes>: build/ab/ladder-a (before) and $B/ladder (after) benched in turn, a b b a, each with
 # cuBLAS in its own interleaved run; the summary gives each run's median and its ratio to that run's cuBLAS.
 abx() {
   local r bin
   for r in a1 b1 b2 a2; do
-    bin=$B/ladder; [ ${r:0:1} = a ] && bin=build/ab/ladder-a
+    bin=$B/ladder; [ ${r:0:1} = a ] && bin=${AB_A:-build/ab/ladder-a}
     T 250 "$bin" bench --steps best --shapes "$2" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
   done
   python3 - "$L/csv/$1-"{a1,b1,b2,a2}.csv <<'P' | tee "$L/$1-summary.txt"
@@ -40,6 +41,64 @@ session_group() {
       T 150 "$B/ladder" check --steps h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       abx early "$REG,$WIDE" ""
       ab early01 "$REG,$WIDE" ";early=0" ;;
+    probecheck)
+      LADDER_PROBE=64 T 150 "$B/ladder" check --steps best --suite smallm --seeds 1 > "$L/check-smallm-64.log" 2>&1; tail -1 "$L/check-smallm-64.log" ;;
+    probe)  # the producer's wait (bit 1: the elected lane alone) and byte-count order (bit 2: before the loads), with the build before
+      local r bin
+      for r in ${PROBES:-a 0 1 2 3 3b 2b 1b 0b ab}; do
+        bin=$B/ladder; [ ${r:0:1} = a ] && bin=build/ab/ladder-a
+        LADDER_PROBE=${r%b} T 250 "$bin" bench --steps best --shapes "$REG,$MID" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/probe-$r.csv" > "$L/probe-$r.log" 2>&1
+      done
+      python3 - "$L"/csv/probe-*.csv <<'P' | tee "$L/probe-summary.txt"
+import csv, sys, collections
+rows = collections.defaultdict(lambda: collections.defaultdict(list))
+for path in sys.argv[1:]:
+    tag = path.rsplit('-', 1)[1].split('.')[0].rstrip('b') or 'a'
+    for r in csv.DictReader(open(path)):
+        rows[(int(r['m']), int(r['n']), int(r['k']))][tag].append(float(r['median_ms']) * 1e3)
+        rows[(int(r['m']), int(r['n']), int(r['k']))]['cublas'].append(float(r['cublas_median_ms']) * 1e3)
+for key, v in rows.items():
+    print("%4dx%6dx%5d " % key + " ".join(f"{t}=" + "/".join(f"{x:.1f}" for x in xs) for t, xs in sorted(v.items())))
+P
+      ;;
+    pdl0)  # both builds without PDL (pdl=0), then ncu of one launch of each at two regressed shapes
+      abx pdl0 "$REG" "pdl=0"
+      local bin shape
+      for bin in build/ab/ladder-a $B/ladder; do
+        for shape in 1x4096x14336 32x1024x8192; do
+          T 120 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+            -k "regex:small_m" --launch-skip 5 --launch-count 1 "$bin" bench --steps best --shapes "$shape" --target-ms 2 \
+            --warmup-ms 1 > "$L/ncu-$(basename $bin)-$shape.txt" 2>&1
+          echo "$(basename $bin) $shape: $(grep -E '^ +(Duration|DRAM Throughput|Memory Throughput|L2 Hit Rate|Warp Cycles Per Issued)' "$L/ncu-$(basename $bin)-$shape.txt" | awk '{print $1,$2,$(NF)}' | tr '\n' ';')"
+        done
+      done ;;
+    psuite)  # two probe values over the decode suite and the mid-M rows, p q q p
+      local r
+      for r in ${PQ:-0 8 8b 0b}; do
+        LADDER_PROBE=${r%b} T 280 "$B/ladder" bench --steps best --suite decode --target-ms ${TMS:-12} --warmup-ms 5 --csv "$L/csv/ps-$r.csv" > "$L/ps-$r.log" 2>&1
+      done
+      python3 - "$L"/csv/ps-*.csv <<'P' | tee "$L/psuite-summary.txt"
+import csv, sys, math, collections
+t = collections.defaultdict(lambda: collections.defaultdict(list))
+for path in sys.argv[1:]:
+    tag = path.rsplit('-', 1)[1].split('.')[0].rstrip('b')
+    for r in csv.DictReader(open(path)):
+        t[(int(r['m']), int(r['n']), int(r['k']))][tag].append((float(r['median_ms']) * 1e3, float(r['cublas_median_ms']) * 1e3))
+tags = sorted({g for v in t.values() for g in v})
+geo = {g: [] for g in tags}
+for key, v in sorted(t.items()):
+    cells = []
+    for g in tags:
+        us = sum(x for x, _ in v[g]) / len(v[g]); cb = sum(c for _, c in v[g]) / len(v[g])
+        geo[g].append(math.log(cb / us)); cells.append(f"{g}={us:.1f}({cb/us:.3f})")
+    print("%4dx%6dx%5d " % key + " ".join(cells))
+print("geomean vs cuBLAS: " + " ".join(f"{g}={math.exp(sum(x)/len(x)):.4f}" for g, x in geo.items()))
+P
+      ;;
+    prodrev)  # the lane-0 producer again (b) against the whole-warp one (a: build/ab/ladder-h, fb1244b's code)
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
+      AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" "" ;;
     *) common_group "$1" ;;  # tests, final, model
   esac
 }

@@ -26,7 +26,6 @@
 #include <string>
 #include <type_traits>
 
-#include "device/elect.cuh"
 #include "device/epilogue_op.hpp"
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
@@ -142,59 +141,53 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // Warp-uniform by construction (a warp never straddles warpgroups); the shuffle lets the compiler see it, so the
   // role branch and the descriptors below stay in uniform registers.
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / kWarpgroupThreads, 0);
-  if (wg == Cfg::CONSUMERS) {  // the producer warp: the whole warp runs the loop, one elected lane issues the TMAs
-    // NOTE: with lane 0 alone in the loop the compiler could not prove the TMAs' operands uniform and wrapped each
-    // in an ELECT/R2UR loop: ~59 instructions a K-tile, and at 64 weight rows the producer, not the memory, set
-    // the pace (~360 cycles a 16 KB K-tile against cuBLAS's ~200; docs/notes.md, twentieth and twenty-second sessions).
-    const bool leader = elect_one_sync();
-    const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
-    auto load_w = [&](int kt, int st) {
-      T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-      if (args.l2evict) {
-        tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
-        if (!args.one_w_box)
-          tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
-      } else {
-        tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-        if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
-      }
-    };
-    auto load_x = [&](int kt, int st) {
-      tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
-                  &full_bar[st]);
-    };
-    RingState load{static_cast<uint32_t>(stages)};
-    int kt = kb;
-    if (args.b_prefetch) {
-      // The caller promised that B is not written by the work before us: fill the ring's weights while the
-      // previous kernel finishes, then wait for it before touching the tokens it may have produced.
-      const int pre = std::min(stages, ke - kb);
-      if (leader)
+  if (wg == Cfg::CONSUMERS) {  // the producer warp: its lane 0 issues every TMA
+    // NOTE: the twenty-second session ran this loop on the whole warp (an elected lane issuing), which removes the
+    // compiler's ELECT/R2UR loop around each TMA. Measured against this form (twenty-third session, interleaved, back
+    // to back with PDL): a wash over the decode suite (0.2 % over its 70 rows without the noisy 1024-row layers), but
+    // 4-5 % slower on 4096×14336 at 1-16 tokens (H200: 31.3 against 30.0 µs), 4 % faster at 256×4096×4096; the same
+    // without PDL. Not explained; this form is the simpler one (docs/notes.md, twenty-third session).
+    if (threadIdx.x % 32 == 0) {
+      const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
+      auto load_w = [&](int kt, int st) {
+        T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        if (args.l2evict) {
+          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
+          if (!args.one_w_box)
+            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+        } else {
+          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+        }
+      };
+      auto load_x = [&](int kt, int st) {
+        tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
+                    &full_bar[st]);
+      };
+      RingState load{static_cast<uint32_t>(stages)};
+      int kt = kb;
+      if (args.b_prefetch) {
+        // The caller promised that B is not written by the work before us: fill the ring's weights while the
+        // previous kernel finishes, then wait for it before touching the tokens it may have produced.
+        const int pre = std::min(stages, ke - kb);
         for (int j = 0; j < pre; ++j) {
           mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
           load_w(kb + j, j);
         }
-      cudaGridDependencySynchronize();
-      if (leader)
+        cudaGridDependencySynchronize();
         for (int j = 0; j < pre; ++j) load_x(kb + j, j);
-      __syncwarp();
-      load.advance(pre);
-      kt += pre;
-    } else {
-      cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
-    }
-    for (; kt < ke; ++kt) {
-      mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-      if (leader) {
-        // The loads first, then the arrive that sets the stage's byte count: a phase completes only when its one
-        // arrival has come and its tx-count is zero, and the tx-count may go below zero meanwhile (PTX ISA, mbarrier
-        // "Phase Completion"; cuBLAS's producer orders them the same way: docs/notes.md, twenty-first session).
+        load.advance(pre);
+        kt += pre;
+      } else {
+        cudaGridDependencySynchronize();  // no global read before the previous grid is done (a no-op without PDL)
+      }
+      for (; kt < ke; ++kt) {
+        mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
+        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
         load_w(kt, static_cast<int>(load.stage));
         load_x(kt, static_cast<int>(load.stage));
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
+        load.advance();
       }
-      __syncwarp();
-      load.advance();
     }
   } else {  // consumer warpgroup `wg`: weight rows [64·wg, +64) of the tile
     // The first k16 slice of the range overwrites each accumulator set (scale-d 0: they hold garbage until then).
@@ -246,11 +239,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
-  // NOTE: the CTA barrier is the non-aligned form: until the twenty-second session the producer warp arrived
-  // diverged (its lane 0 alone ran the loads). racecheck reports the partials' reads against the consumers' writes
-  // past this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
-  // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
-  // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
+  // NOTE: the producer warp arrives diverged (its lane 0 alone ran the loads): the CTA barrier is the non-aligned
+  // form. racecheck reports the partials' reads against the consumers' writes past this barrier, with
+  // __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp converged (twenty-second
+  // session), and nothing with the cluster barriers (post=0); every check and rerun is right. Not resolved
+  // (docs/notes.md, fifteenth and twenty-second sessions).
   const bool lone = split == 1 && args.lone_sync;
   if (lone) {
     cta_barrier_sync();
