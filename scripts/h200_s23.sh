@@ -98,7 +98,8 @@ P
     prodrev)  # the lane-0 producer again (b) against the whole-warp one (a: build/ab/ladder-h, fb1244b's code)
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
-      AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" "" ;;
+      AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
+      ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
     *) common_group "$1" ;;  # tests, final, model
   esac
 }
