@@ -145,8 +145,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     // NOTE: the twenty-second session ran this loop on the whole warp (an elected lane issuing), which removes the
     // compiler's ELECT/R2UR loop around each TMA. Measured against this form (twenty-third session, interleaved, back
     // to back with PDL): a wash over the decode suite (0.2 % over its 70 rows without the noisy 1024-row layers), but
-    // 4-5 % slower on 4096×14336 at 1-16 tokens (H200: 31.3 against 30.0 µs), 4 % faster at 256×4096×4096; the same
-    // without PDL. Not explained; this form is the simpler one (docs/notes.md, twenty-third session).
+    // 4-5 % slower on 4096×14336 at 1-16 tokens (H200: 31.3 against 30.0 µs), 4 % faster at 256×4096×4096; without
+    // PDL it was not slower there. Not explained; this form is the simpler one (docs/notes.md, twenty-third session).
     if (threadIdx.x % 32 == 0) {
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
