@@ -3,6 +3,10 @@
 #   GROUPS_=reg       the twenty-second session's decode regression (4096x14336 at 1-32 tokens; 1024x8192 at 32-64):
 #                     build/ab/ladder-a (the build before, 9f0eb67) and HEAD in turn, and HEAD with two weight boxes
 #   GROUPS_=early     small-M's early launch of the next grid: the build before and HEAD, HEAD with early=0
+#   GROUPS_=probe / probecheck / pdl0 / psuite  the LADDER_PROBE variants of calls 3-7 (their code was not committed)
+#   GROUPS_=prodrev   the lane-0 producer (HEAD) against the whole-warp one (build/ab/ladder-h: fb1244b rebuilt), a b b a;
+#                     then wbox=2 with the lane-0 producer
+#   GROUPS_=verify    best's check suites, small-M with wbox=2, the sanitizers on small-M shapes, the GPU tests
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry the binaries a group runs.
 set -uo pipefail
@@ -100,6 +104,15 @@ P
       T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
       AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
+    verify)  # the lane-0 producer as committed: best's check suites, small-M with two weight boxes, the sanitizers, the GPU tests
+      check_suites
+      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096,512x4096x1024 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done
+      gpu_tests 240 ;;
     *) common_group "$1" ;;  # tests, final, model
   esac
 }
