@@ -26,6 +26,7 @@
 #include <string>
 #include <type_traits>
 
+#include "device/elect.cuh"
 #include "device/epilogue_op.hpp"
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
@@ -141,13 +142,17 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // Warp-uniform by construction (a warp never straddles warpgroups); the shuffle lets the compiler see it, so the
   // role branch and the descriptors below stay in uniform registers.
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x) / kWarpgroupThreads, 0);
-  if (wg == Cfg::CONSUMERS) {  // the producer warp: its lane 0 issues every TMA
-    // NOTE: the twenty-second session ran this loop on the whole warp (an elected lane issuing), which removes the
-    // compiler's ELECT/R2UR loop around each TMA. Measured against this form (twenty-third session, interleaved, back
-    // to back with PDL): a wash over the decode suite (0.2 % over its 70 rows without the noisy 1024-row layers), but
-    // 4-5 % slower on 4096×14336 at 1-16 tokens (H200: 31.3 against 30.0 µs), 4 % faster at 256×4096×4096; without
-    // PDL it was not slower there. Not explained; this form is the simpler one (docs/notes.md, twenty-third session).
-    if (threadIdx.x % 32 == 0) {
+  if (wg == Cfg::CONSUMERS) {  // the producer warp: one lane issues every TMA
+    // Who runs the loop. With lane 0 alone the compiler cannot prove the TMAs' operands uniform and wraps each TMA in
+    // an ELECT/R2UR loop (~59 instructions a K-tile); with the whole warp in the loop and an elected lane issuing,
+    // those loops are gone. The tiles of 64 tokens and more (4-16 times the MMA work a streamed byte of the 8-token
+    // tile has) are paced by their producer (twentieth and twenty-second sessions' ncu): the whole warp. The tiles of
+    // up to 32 tokens are pure streams, where the whole warp measured no faster, and slower back to back with PDL on
+    // the long-K down projection (4096×14336 at 1-16 tokens, H200: 31.3 against 30.0 µs): lane 0 alone. Measured
+    // 2026-12-05, interleaved (docs/notes.md, twenty-third session); why the issue path matters there is not known.
+    constexpr bool kWholeWarp = N_TOK >= 64;
+    const bool issuer = kWholeWarp ? elect_one_sync() : threadIdx.x % 32 == 0;
+    if (kWholeWarp || issuer) {
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
@@ -170,12 +175,15 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         // The caller promised that B is not written by the work before us: fill the ring's weights while the
         // previous kernel finishes, then wait for it before touching the tokens it may have produced.
         const int pre = std::min(stages, ke - kb);
-        for (int j = 0; j < pre; ++j) {
-          mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
-          load_w(kb + j, j);
-        }
+        if (issuer)
+          for (int j = 0; j < pre; ++j) {
+            mbarrier_arrive_expect_tx(&full_bar[j], stage_bytes);
+            load_w(kb + j, j);
+          }
         cudaGridDependencySynchronize();
-        for (int j = 0; j < pre; ++j) load_x(kb + j, j);
+        if (issuer)
+          for (int j = 0; j < pre; ++j) load_x(kb + j, j);
+        if (kWholeWarp) __syncwarp();
         load.advance(pre);
         kt += pre;
       } else {
@@ -183,9 +191,13 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       }
       for (; kt < ke; ++kt) {
         mbarrier_wait(&empty_bar[load.stage], load.producer_phase(), "empty_bar");
-        mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
-        load_w(kt, static_cast<int>(load.stage));
-        load_x(kt, static_cast<int>(load.stage));
+        // The byte count's arrive before or after the loads: measured the same (twenty-third session, call 3).
+        if (issuer) {
+          mbarrier_arrive_expect_tx(&full_bar[load.stage], stage_bytes);
+          load_w(kt, static_cast<int>(load.stage));
+          load_x(kt, static_cast<int>(load.stage));
+        }
+        if (kWholeWarp) __syncwarp();
         load.advance();
       }
     }
@@ -239,11 +251,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   cudaTriggerProgrammaticLaunchCompletion();
   // Every CTA's partial tile is in its SMEM (release/acquire at cluster scope). One CTA a cluster (split 1): its
   // partial is the whole tile, in its own SMEM, and a CTA barrier is enough (no cluster-scope fence).
-  // NOTE: the producer warp arrives diverged (its lane 0 alone ran the loads): the CTA barrier is the non-aligned
-  // form. racecheck reports the partials' reads against the consumers' writes past this barrier, with
-  // __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp converged (twenty-second
-  // session), and nothing with the cluster barriers (post=0); every check and rerun is right. Not resolved
-  // (docs/notes.md, fifteenth and twenty-second sessions).
+  // NOTE: the producer warp of the tiles of up to 32 tokens arrives diverged (its lane 0 alone ran the loads): the
+  // CTA barrier is the non-aligned form. racecheck reports the partials' reads against the consumers' writes past
+  // this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
+  // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
+  // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
   const bool lone = split == 1 && args.lone_sync;
   if (lone) {
     cta_barrier_sync();
