@@ -34,6 +34,27 @@ ab() {
   done
   summary "$L/csv/$1-1.csv" "$L/csv/$1-2.csv" | tee "$L/$1-summary.txt"
 }
+# abx <name> <shapes> <tunes>: $AB_A (before; default build/ab/ladder-a) and $B/ladder (after) benched in turn, a b b a, each with
+# cuBLAS in its own interleaved run; the summary gives each run's median and its ratio to that run's cuBLAS.
+abx() {
+  local r bin
+  for r in a1 b1 b2 a2; do
+    bin=$B/ladder; [ ${r:0:1} = a ] && bin=${AB_A:-build/ab/ladder-a}
+    T 250 "$bin" bench --steps best --shapes "$2" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
+  done
+  python3 - "$L/csv/$1-"{a1,b1,b2,a2}.csv <<'P' | tee "$L/$1-summary.txt"
+import csv, sys
+rows = {}
+for path in sys.argv[1:]:
+    tag = path.rsplit('-', 1)[1][:2]
+    for r in csv.DictReader(open(path)):
+        rows.setdefault((int(r['m']), int(r['n']), int(r['k']), r['tune'] or 'auto'), []).append(
+            (tag, float(r['median_ms'] or 'nan') * 1e3, float(r['cublas_median_ms'] or 'nan') * 1e3))
+for (m, n, k, t), v in rows.items():
+    cells = " ".join(f"{tag}={us:.1f}({cb / us:.3f})" for tag, us, cb in v)
+    print(f"{m:>3}x{n:>6}x{k:>5} {t:<10} {cells}")
+P
+}
 # best's check suites (2 seeds) and the small-M suite through h12, h13 and best: one line each.
 check_suites() {
   local su

@@ -20,27 +20,6 @@ mkdir -p "$L/csv"
 MIDM="128x4096x4096,128x4096x14336,128x8192x8192,256x4096x4096,256x1024x8192,256x1024x4096,512x1024x4096,512x1024x8192"
 TILES="512x4096x4096,1536x1536x4096,256x8192x8192,2048x16384x4096,4096x4096x4096,2048x28672x4096,2048x4096x14336,128x14336x4096"
 DECODE="1x4096x4096,1x1024x4096,1x28672x8192,8x14336x4096,16x14336x4096,16x4096x4096,32x4096x14336,64x4096x4096,1x128256x4096"
-# abx <name> <shapes> <tunes>: build/ab/ladder-a (before) and $B/ladder (after) benched in turn, a b b a, each with
-# cuBLAS in its own interleaved run; the summary gives each run's median and its ratio to that run's cuBLAS.
-abx() {
-  local r bin
-  for r in a1 b1 b2 a2; do
-    bin=$B/ladder; [ ${r:0:1} = a ] && bin=build/ab/ladder-a
-    T 250 "$bin" bench --steps best --shapes "$2" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
-  done
-  python3 - "$L/csv/$1-"{a1,b1,b2,a2}.csv <<'P' | tee "$L/$1-summary.txt"
-import csv, sys
-rows = {}
-for path in sys.argv[1:]:
-    tag = path.rsplit('-', 1)[1][:2]
-    for r in csv.DictReader(open(path)):
-        rows.setdefault((int(r['m']), int(r['n']), int(r['k']), r['tune'] or 'auto'), []).append(
-            (tag, float(r['median_ms'] or 'nan') * 1e3, float(r['cublas_median_ms'] or 'nan') * 1e3))
-for (m, n, k, t), v in rows.items():
-    cells = " ".join(f"{tag}={us:.1f}({cb / us:.3f})" for tag, us, cb in v)
-    print(f"{m:>3}x{n:>6}x{k:>5} {t:<10} {cells}")
-P
-}
 session_group() {
   case $1 in
     boxes)
