@@ -2,7 +2,8 @@
 # The twenty-third session's device calls (docs/notes.md, "Twenty-third session").
 #   GROUPS_=reg       the twenty-second session's decode regression (4096x14336 at 1-32 tokens; 1024x8192 at 32-64):
 #                     build/ab/ladder-a (the build before, 9f0eb67) and HEAD in turn, and HEAD with two weight boxes
-#   GROUPS_=early     small-M's early launch of the next grid: the build before and HEAD, HEAD with early=0
+#   GROUPS_=early     small-M's early launch of the next grid: the build before and HEAD, HEAD with early=0 (9519c69;
+#                     the key went with its revert, 3c3c4df)
 #   GROUPS_=probe / probecheck / pdl0 / psuite  the LADDER_PROBE variants of calls 3-7 (their code was not committed)
 #   GROUPS_=prodrev   the lane-0 producer (HEAD) against the whole-warp one (build/ab/ladder-h: fb1244b rebuilt), a b b a;
 #                     then wbox=2 with the lane-0 producer
