@@ -4,9 +4,10 @@
 #                     build/ab/ladder-a (the build before, 9f0eb67) and HEAD in turn, and HEAD with two weight boxes
 #   GROUPS_=early     small-M's early launch of the next grid: the build before and HEAD, HEAD with early=0 (9519c69;
 #                     the key went with its revert, 3c3c4df)
-#   GROUPS_=probe / probecheck / pdl0 / psuite  the LADDER_PROBE variants of calls 3-7 (their code was not committed)
-#   GROUPS_=prodrev   the lane-0 producer (HEAD) against the whole-warp one (build/ab/ladder-h: fb1244b rebuilt), a b b a;
-#                     then wbox=2 with the lane-0 producer
+#   GROUPS_=probe / probecheck / pdl0 / psuite  the LADDER_PROBE variants of calls 3-7 (their code:
+#                     docs/results/dev/2026-12-05-s23/probe.patch)
+#   GROUPS_=prodrev   HEAD (lane 0 alone issues for the tiles of up to 32 tokens) against fb1244b (the whole warp for
+#                     every tile; rebuilt into build/ab/ladder-h), a b b a; then wbox=2 on HEAD
 #   GROUPS_=verify    best's check suites, small-M with wbox=2, the sanitizers on small-M shapes, the GPU tests
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
 # Build here (cmake --preset release && cmake --build --preset release), carry the binaries a group runs.
@@ -79,7 +80,7 @@ for key, v in sorted(t.items()):
 print("geomean vs cuBLAS: " + " ".join(f"{g}={math.exp(sum(x)/len(x)):.4f}" for g, x in geo.items()))
 P
       ;;
-    prodrev)  # the lane-0 producer again (b) against the whole-warp one (a: build/ab/ladder-h, fb1244b's code)
+    prodrev)  # HEAD (b) against fb1244b (a: build/ab/ladder-h)
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
       AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
