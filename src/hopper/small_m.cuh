@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   if (wg == Cfg::CONSUMERS) {  // the producer warp: one lane issues every TMA
     // Who runs the loop. With lane 0 alone the compiler cannot prove the TMAs' operands uniform and wraps each TMA in
     // an ELECT/R2UR loop (~59 instructions a K-tile); with the whole warp in the loop and an elected lane issuing,
-    // those loops are gone. The tiles of 64 tokens and more (4-16 times the MMA work a streamed byte of the 8-token
+    // those loops are gone. The tiles of 64 tokens and more (8-16 times the MMA work a streamed byte of the 8-token
     // tile has) are paced by their producer (twentieth and twenty-second sessions' ncu): the whole warp. The tiles of
     // up to 32 tokens are pure streams, where the whole warp measured no faster, and slower back to back with PDL on
     // the long-K down projection (4096×14336 at 1-16 tokens, H200: 31.3 against 30.0 µs): lane 0 alone. Measured
