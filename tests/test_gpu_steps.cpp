@@ -504,7 +504,10 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
     int links = 6;
     bool plain = false;  // alpha = 1 (coop1 takes plain GEMMs only): two links, so the values stay within fp16
   };
-  const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"pingpong", 512, 2048},
+  // small-M: its lane-0 producer (8- and 16-token tiles) and its whole-warp producer (the 64-token tiles at 64 and
+  // 256 tokens), each with the weights' first stages loaded before the wait (LADDER_FLAG_B_STATIC).
+  const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"small_m", 64, 2048},
+                                         {"small_m", 256, 1024},   {"pingpong", 512, 2048},
                                          {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
                                          {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
                                          {"coop_fit", 128, 1536},  {"coop1", 640, 4096, 2, true}, {"coop1", 100, 2048, 2, true}};
