@@ -59,8 +59,12 @@ def table(rows) -> str:
     commits = sorted({r["commit"] for r in rows.values()})
     dates = sorted({r["date"][:10] for r in rows.values()})
     gpus = sorted({r["gpu"] for r in rows.values()})
-    out = ["| layer (N×K) | M | best µs | best GB/s | floor GB/s | % of floor | cuBLAS GB/s | × cuBLAS |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    # CSVs from 2026-12-06 on carry the host's time a call (host_us): shown, and the rows it may have paced counted.
+    host = all(r.get("host_us") not in (None, "") for r in rows.values())
+    out = ["| layer (N×K) | M | best µs | best GB/s | floor GB/s | % of floor | cuBLAS GB/s | × cuBLAS |"
+           + (" host µs |" if host else ""),
+           "|---|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if host else "")]
+    paced = 0
     for n, k, name in LAYERS:
         for m in MS:
             r = rows.get((m, n, k))
@@ -68,11 +72,13 @@ def table(rows) -> str:
                 continue
             out.append(f"| {name} {n}×{k} | {m} | {1e3 * float(r['median_ms']):.1f} | {float(r['gbps']):.0f} | "
                        f"{float(r['floor_gbps']):.0f} | {100 * float(r['pct_floor']):.0f} | {float(r['cublas_gbps']):.0f} | "
-                       f"{float(r['ratio_to_cublas']):.2f} |")
+                       f"{float(r['ratio_to_cublas']):.2f} |" + (f" {float(r['host_us']):.1f} |" if host else ""))
+            paced += host and float(r["host_us"]) >= 0.9e3 * float(r["median_ms"])
     out.append("")
     out.append(f"{s['shapes']} shapes ({s['missing']} missing): best against cuBLAS, geometric mean "
                f"**{s['geomean_all']:.2f}×** (M ≤ 16: {s['geomean_m16']:.2f}×); {s['at_or_above_cublas']} at or above "
-               f"cuBLAS; lowest share of the same-run read floor at M ≤ 16: {100 * s['min_floor_m16']:.0f} %.")
+               f"cuBLAS; lowest share of the same-run read floor at M ≤ 16: {100 * s['min_floor_m16']:.0f} %."
+               + (f" Host-paced rows (the host's time a call within 10 % of the GPU's): {paced}." if host else ""))
     out.append(f"Measured on {', '.join(gpus)}, commits {', '.join(commits)}, {', '.join(dates)}; source: "
                "`docs/results/bench-decode.csv` (regenerate with `scripts/decode_report.py`).")
     return "\n".join(out)

@@ -66,6 +66,17 @@ TEST(CliParse, StepSelection) {
   EXPECT_THROW(select_steps("h01-h42"), std::invalid_argument);
 }
 
+TEST(CliCsv, HostPacedWhereTheHostTakesNinetyPercentOfTheGpuTime) {
+  ladder::harness::BenchResult b;
+  b.step_ms.median_ms = 0.010;  // 10 µs a call on the GPU
+  b.step_ms.host_us = 8.8;
+  EXPECT_FALSE(ladder::harness::host_paced(b));
+  b.step_ms.host_us = 9.2;
+  EXPECT_TRUE(ladder::harness::host_paced(b));
+  b.step_ms.median_ms = 0;  // not timed
+  EXPECT_FALSE(ladder::harness::host_paced(b));
+}
+
 TEST(CliCsv, HeaderHasTheAgreedColumnsFirst) {
   EXPECT_EQ(csv_header().rfind("step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status", 0), 0u);
 }
@@ -74,8 +85,8 @@ TEST(CliCsv, RowFormatsEveryColumn) {
   BenchRow row{"h03", "hopper", {4096, 4096, 4096}, {}};
   row.result.status = ladder::harness::Status::pass;
   row.result.step = "h03";
-  row.result.step_ms = {0.5, 0.4, 0.6, 100};
-  row.result.cublas_ms = {0.25, 0.2, 0.3, 100};
+  row.result.step_ms = {0.5, 0.4, 0.6, 100, 6.25};
+  row.result.cublas_ms = {0.25, 0.2, 0.3, 100, 3.5};
   row.result.tflops = 274.9;
   row.result.cublas_tflops = 549.8;
   row.result.ratio = 0.5;
@@ -90,7 +101,7 @@ TEST(CliCsv, RowFormatsEveryColumn) {
   const std::string line = csv_row(row, {"NVIDIA H200", "abc123", "2026-11-29T00:00:00Z"});
   EXPECT_EQ(line,
             "h03,hopper,4096,4096,4096,0.50000,274.9,549.8,0.500,2.500e-04,pass,0.40000,0.60000,0.25000,100,3,h03,"
-            "NVIDIA H200,abc123,2026-11-29T00:00:00Z,100000000,200.0,400.0,0.10000,1000.0,0.200,\"\",\"h03 grid\"");
+            "NVIDIA H200,abc123,2026-11-29T00:00:00Z,100000000,200.0,400.0,0.10000,1000.0,0.200,6.25,3.50,\"\",\"h03 grid\"");
   // Same number of fields as the header.
   auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
   EXPECT_EQ(count(line), count(csv_header()));

@@ -192,7 +192,7 @@ std::vector<std::string> select_steps(const std::string& text) {
 std::string csv_header() {
   return "step,arch,m,n,k,median_ms,tflops,cublas_tflops,ratio_to_cublas,rel_err,status,"
          "min_ms,max_ms,cublas_median_ms,reps,input_sets,resolved_step,gpu,commit,date,"
-         "bytes,gbps,cublas_gbps,floor_ms,floor_gbps,pct_floor,tune,kernel";
+         "bytes,gbps,cublas_gbps,floor_ms,floor_gbps,pct_floor,host_us,cublas_host_us,tune,kernel";
 }
 
 std::string csv_row(const BenchRow& r, const RunInfo& info) {
@@ -207,8 +207,8 @@ std::string csv_row(const BenchRow& r, const RunInfo& info) {
                 b.input_sets, b.step.c_str(), info.gpu.c_str(), info.commit.c_str(), info.date.c_str());
   const double cublas_gbps = b.cublas_ms.median_ms > 0 ? b.bytes / (b.cublas_ms.median_ms * 1e-3) / 1e9 : 0;
   char more[256];
-  std::snprintf(more, sizeof more, ",%.0f,%.1f,%.1f,%.5f,%.1f,%.3f,", b.bytes, b.gbps, cublas_gbps, b.floor_ms.median_ms,
-                b.floor_gbps, b.pct_floor);
+  std::snprintf(more, sizeof more, ",%.0f,%.1f,%.1f,%.5f,%.1f,%.3f,%.2f,%.2f,", b.bytes, b.gbps, cublas_gbps,
+                b.floor_ms.median_ms, b.floor_gbps, b.pct_floor, b.step_ms.host_us, b.cublas_ms.host_us);
   // Free text last, quoted (the kernel description has commas).
   auto quoted = [](const std::string& t) {
     std::string q = "\"";
@@ -228,22 +228,23 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-5s %-9s %6s %6s %6s %10s %8s %8s %7s %7s %7s %10s  %s\n", "step", "arch", "M", "N", "K",
-                "median_ms", "TFLOP/s", "cuBLAS", "ratio", "GB/s", "%floor", "rel_err", "status");
+  std::snprintf(buf, sizeof buf, "%-5s %-9s %6s %6s %6s %10s %8s %8s %7s %7s %7s %7s %10s  %s\n", "step", "arch", "M", "N",
+                "K", "median_ms", "TFLOP/s", "cuBLAS", "ratio", "GB/s", "%floor", "host_us", "rel_err", "status");
   os << buf;
   for (const BenchRow& r : rows) {
     const harness::BenchResult& b = r.result;
     if (b.status == harness::Status::pass)
-      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10.4f %8.1f %8.1f %6.1f%% %7.0f %6.1f%% %10.2e  pass%s%s\n",
+      std::snprintf(buf, sizeof buf,
+                    "%-5s %-9s %6lld %6lld %6lld %10.4f %8.1f %8.1f %6.1f%% %7.0f %6.1f%% %7.1f %10.2e  pass%s%s%s\n",
                     r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M),
                     static_cast<long long>(r.shape.N), static_cast<long long>(r.shape.K), b.step_ms.median_ms,
-                    b.tflops, b.cublas_tflops, 100 * b.ratio, b.gbps, 100 * b.pct_floor, b.rel_err,
-                    r.tune.empty() ? "" : "  tune ", r.tune.c_str());
+                    b.tflops, b.cublas_tflops, 100 * b.ratio, b.gbps, 100 * b.pct_floor, b.step_ms.host_us, b.rel_err,
+                    harness::host_paced(b) ? "  host-paced" : "", r.tune.empty() ? "" : "  tune ", r.tune.c_str());
     else
-      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10s %8s %8s %7s %7s %7s %10s  %s: %s\n", r.step.c_str(),
-                    r.arch.c_str(), static_cast<long long>(r.shape.M), static_cast<long long>(r.shape.N),
-                    static_cast<long long>(r.shape.K), "-", "-", "-", "-", "-", "-", "-", harness::to_string(b.status),
-                    b.reason.c_str());
+      std::snprintf(buf, sizeof buf, "%-5s %-9s %6lld %6lld %6lld %10s %8s %8s %7s %7s %7s %7s %10s  %s: %s\n",
+                    r.step.c_str(), r.arch.c_str(), static_cast<long long>(r.shape.M),
+                    static_cast<long long>(r.shape.N), static_cast<long long>(r.shape.K), "-", "-", "-", "-", "-", "-",
+                    "-", "-", harness::to_string(b.status), b.reason.c_str());
     os << buf;
   }
 }

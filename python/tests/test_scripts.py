@@ -332,3 +332,33 @@ def test_check_cost_writes_its_csv(tmp_path, torch_or_skip):
     assert rows[0] == "case,checks_us,kept_us,descriptor_us,constructor_us,commit,date,host,torch,python"
     assert [r.split(",")[0] for r in rows[1:]] == ["plain", "bias+gelu+residual", "swiglu"]
     assert all(all(float(v) > 0 for v in r.split(",")[1:5]) for r in rows[1:])
+
+
+def test_decode_report_shows_the_host_time_and_counts_host_paced_rows(tmp_path):
+    import csv as csvmod
+
+    import decode_report
+    cols = ["step", "m", "n", "k", "median_ms", "gbps", "floor_gbps", "pct_floor", "cublas_gbps", "ratio_to_cublas",
+            "status", "gpu", "commit", "date"]
+
+    def write(path, host):
+        with open(path, "w", newline="") as f:
+            w = csvmod.DictWriter(f, fieldnames=cols + (["host_us", "cublas_host_us"] if host else []))
+            w.writeheader()
+            for m, ms, host_us in [(1, 0.0100, 9.5), (16, 0.0200, 6.0)]:  # 9.5 µs of 10 on the host: paced
+                row = dict(step="best", m=m, n=1024, k=4096, median_ms=ms, gbps=1000, floor_gbps=1500, pct_floor=0.7,
+                           cublas_gbps=900, ratio_to_cublas=1.1, status="pass", gpu="NVIDIA H200", commit="abc",
+                           date="2026-12-06T00:00:00Z")
+                if host:
+                    row.update(host_us=host_us, cublas_host_us=3.0)
+                w.writerow(row)
+
+    write(tmp_path / "new.csv", True)
+    text = decode_report.table(decode_report.load([tmp_path / "new.csv"])[0])
+    assert "| × cuBLAS | host µs |" in text
+    assert "| 8B k/v 1024×4096 | 1 | 10.0 | 1000 | 1500 | 70 | 900 | 1.10 | 9.5 |" in text
+    assert "Host-paced rows (the host's time a call within 10 % of the GPU's): 1." in text
+    write(tmp_path / "old.csv", False)  # the CSVs before the column: the table as it was
+    text = decode_report.table(decode_report.load([tmp_path / "old.csv"])[0])
+    assert "host" not in text
+    assert "| 8B k/v 1024×4096 | 1 | 10.0 | 1000 | 1500 | 70 | 900 | 1.10 |" in text

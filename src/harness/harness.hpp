@@ -108,8 +108,11 @@ Verdict compare_host(const std::vector<double>& got, const std::vector<double>& 
                      double u_out = kUnitRoundoffF16);
 
 struct Stats {
-  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0;  // GPU time a call (CUDA events)
   int reps = 0;
+  // Host time a call (the launch path on the CPU, with the launch queue empty: nothing blocks on the GPU). Where
+  // it reaches median_ms, back-to-back calls are paced by the host: the GPU waits for each launch.
+  double host_us = 0;
 };
 struct TimingOptions {
   double warmup_ms = 150;   // before timing, all the interleaved functions together
@@ -121,7 +124,7 @@ struct TimingOptions {
 void read_floor(const void* p, size_t bytes, void* sink, int sms, cudaStream_t stream);
 
 // Times fs[0], fs[1], … interleaved sample by sample with CUDA events, rotating over `sets` input sets
-// (call(set) runs on `stream`). Returns the stats of each.
+// (call(set) runs on `stream`). Returns the stats of each, with each one's host time a call (Stats::host_us).
 std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>& fs, int sets, cudaStream_t stream,
                                     const TimingOptions& opt);
 

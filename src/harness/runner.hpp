@@ -39,6 +39,12 @@ struct BenchResult {
   double gbps = 0, floor_gbps = 0, pct_floor = 0;  // bytes / time; pct_floor = floor time / step time
 };
 
+// Back to back, the GPU cannot run a call faster than the host launches it: where the host's time a call is within
+// 10 % of the GPU's, the step's samples may have timed its launch path, not its kernel.
+inline bool host_paced(const BenchResult& b) {
+  return b.step_ms.median_ms > 0 && b.step_ms.host_us >= 0.9e3 * b.step_ms.median_ms;
+}
+
 BenchResult bench_step(const std::string& step, int64_t M, int64_t N, int64_t K, uint64_t seed,
                        const TimingOptions& opt = {});
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -51,6 +52,21 @@ std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>&
   const int inner = std::clamp(static_cast<int>(std::ceil(0.5 / per_call)), 1, 64);
   const int reps = std::clamp(static_cast<int>(opt.target_ms / (per_call * inner)), opt.min_reps, opt.max_reps);
 
+  // The host's cost a call: `inner` calls of each function timed on the host clock from an idle stream (the launch
+  // queue has room for them all, so no call waits for the GPU), median of kHostProbes. Back to back, the GPU's
+  // time a call is at least this; where the two meet, the samples below measure the host.
+  constexpr int kHostProbes = 5;
+  std::vector<std::vector<double>> host_us(nf);
+  for (int r = 0; r < kHostProbes; ++r)
+    for (size_t j = 0; j < nf; ++j) {
+      cuda_check(cudaStreamSynchronize(stream), "host probe sync");
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < inner; ++i, set = (set + 1) % sets) fs[j](set);
+      const std::chrono::duration<double, std::micro> dt = std::chrono::steady_clock::now() - t0;
+      host_us[j].push_back(dt.count() / inner);
+    }
+  cuda_check(cudaStreamSynchronize(stream), "host probe sync");
+
   // Timed: f0-sample, f1-sample, …, f0-sample, …, the input sets rotated by one running counter across all launches.
   // (Until 2026-12-02 every function's sample started at the same set: the function after another then began on sets
   // that one had just left in L2, and f0, after the read floor, never did. Small shapes measured f0 up to 7 % slower
@@ -72,6 +88,8 @@ std::vector<Stats> time_interleaved(const std::vector<std::function<void(int)>>&
       t[r] /= inner;
     }
     out.push_back(summarize(std::move(t)));
+    std::sort(host_us[j].begin(), host_us[j].end());
+    out.back().host_us = host_us[j][kHostProbes / 2];
   }
   return out;
 }
