@@ -15,6 +15,14 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const CUtensorMap* m
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map, coords, bar);
 }
 
+// Fetches `map` (a __grid_constant__ kernel parameter) into the cache the TMA unit reads descriptors from, so the
+// first load through it does not wait for that fetch (PTX ISA, `prefetch`: .tensormap with the generic address of the
+// parameter). Issued before griddepcontrol.wait, the fetch overlaps the previous kernel's tail. CCCL 13.0's cuda::ptx
+// has no prefetch.tensormap, hence the inline PTX.
+__device__ __forceinline__ void tma_prefetch_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
 // An L2 eviction policy for a stream read once (PTX ISA 9.7.9.17 createpolicy): evict these lines first.
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   uint64_t policy;

@@ -153,6 +153,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     constexpr bool kWholeWarp = N_TOK >= 64;
     const bool issuer = kWholeWarp ? elect_one_sync() : threadIdx.x % 32 == 0;
     if (kWholeWarp || issuer) {
+      if (issuer) tma_prefetch_map(&tmap_w), tma_prefetch_map(tail ? &tmap_x_tail : &tmap_x);
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
