@@ -131,6 +131,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const uint32_t stage_bytes = tail ? args.stage_bytes_tail : args.stage_bytes;
 
   if (threadIdx.x == 0) {
+    // The maps' descriptors, fetched while the barriers are set up (and, with PDL, while the previous kernel ends):
+    // here, not in the producer, whose lane-0 loop's code the compiler rearranges around any addition.
+    tma_prefetch_map(&tmap_w);
+    tma_prefetch_map(tail ? &tmap_x_tail : &tmap_x);
     for (int st = 0; st < stages; ++st) {
       mbarrier_init(&full_bar[st], 1);
       mbarrier_init(&empty_bar[st], Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
@@ -153,7 +157,6 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     constexpr bool kWholeWarp = N_TOK >= 64;
     const bool issuer = kWholeWarp ? elect_one_sync() : threadIdx.x % 32 == 0;
     if (kWholeWarp || issuer) {
-      if (issuer) tma_prefetch_map(&tmap_w), tma_prefetch_map(tail ? &tmap_x_tail : &tmap_x);
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
