@@ -34,12 +34,13 @@ ab() {
   done
   summary "$L/csv/$1-1.csv" "$L/csv/$1-2.csv" | tee "$L/$1-summary.txt"
 }
-# abx <name> <shapes> <tunes>: $AB_A (before; default build/ab/ladder-a) and $B/ladder (after) benched in turn, a b b a, each with
-# cuBLAS in its own interleaved run; the summary gives each run's median and its ratio to that run's cuBLAS.
+# abx <name> <shapes> <tunes>: $AB_A (before; default build/ab/ladder-a) and $AB_B (after; default $B/ladder) benched in
+# turn, a b b a, each with cuBLAS in its own interleaved run; the summary gives each run's median, its ratio to that
+# run's cuBLAS and, where the CSV has it, the host's time a call (h, µs).
 abx() {
   local r bin
   for r in a1 b1 b2 a2; do
-    bin=$B/ladder; [ ${r:0:1} = a ] && bin=${AB_A:-build/ab/ladder-a}
+    bin=${AB_B:-$B/ladder}; [ ${r:0:1} = a ] && bin=${AB_A:-build/ab/ladder-a}
     T 250 "$bin" bench --steps best --shapes "$2" --tune "$3" --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
   done
   python3 - "$L/csv/$1-"{a1,b1,b2,a2}.csv <<'P' | tee "$L/$1-summary.txt"
@@ -49,9 +50,10 @@ for path in sys.argv[1:]:
     tag = path.rsplit('-', 1)[1][:2]
     for r in csv.DictReader(open(path)):
         rows.setdefault((int(r['m']), int(r['n']), int(r['k']), r['tune'] or 'auto'), []).append(
-            (tag, float(r['median_ms'] or 'nan') * 1e3, float(r['cublas_median_ms'] or 'nan') * 1e3))
+            (tag, float(r['median_ms'] or 'nan') * 1e3, float(r['cublas_median_ms'] or 'nan') * 1e3,
+             f"h{float(r['host_us']):.1f}" if r.get('host_us') else ""))
 for (m, n, k, t), v in rows.items():
-    cells = " ".join(f"{tag}={us:.1f}({cb / us:.3f})" for tag, us, cb in v)
+    cells = " ".join(f"{tag}={us:.1f}({cb / us:.3f}){h}" for tag, us, cb, h in v)
     print(f"{m:>3}x{n:>6}x{k:>5} {t:<10} {cells}")
 P
 }

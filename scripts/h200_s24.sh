@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The twenty-fourth session's device calls (docs/notes.md, "Twenty-fourth session"). The session had no machine: these
+# are prepared for the next one. Builds: build/release (HEAD), build/ab/ladder-p0 (HEAD before the maps' prefetch:
+# b294bb0's kernels = 1d4860c's), build/ab/ladder-h (fb1244b: the whole-warp producer for every tile). Rebuild the
+# two under build/ab/ with `git worktree add /tmp/w <commit>` and a release build there (build/ab/ is not kept).
+#   GROUPS_=verify    best's check suites, small-M with wbox=2, the sanitizers on small-M shapes, the GPU tests
+#                     (carry build/release/ladder and build/release/tests/ladder_tests)
+#   GROUPS_=pf        the maps' prefetch: ladder-p0 (a) against HEAD (b), a b b a, on the short decode GEMMs where a
+#                     fixed cost shows (the 1024-row layers, 4096x4096) and the regression set (carry ladder, ladder-p0)
+#   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
+#                     HEAD at 32x1024x8192 and its neighbours (carry ladder-h, ladder-p0; B=ladder-p0 via AB_B)
+#   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+MID="128x4096x4096,512x1024x4096,128x4096x14336,4x8192x8192"
+REG="1x4096x14336,8x4096x14336,32x4096x14336,1x14336x4096,16x4096x4096,32x1024x8192,64x1024x8192,512x1024x8192"
+SHORT="1x1024x4096,8x1024x4096,16x1024x4096,64x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,16x4096x4096,128x1024x4096,256x1024x4096"
+session_group() {
+  case $1 in
+    verify)
+      check_suites
+      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
+      for tool in memcheck racecheck synccheck; do
+        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096,512x4096x1024 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
+      done
+      gpu_tests 240 ;;
+    pf)  # predicted: up to ~0.5 µs less a GEMM where the kernel is short (5-10 µs), nothing measurable on the long ones
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
+      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG" "" ;;
+    prodrev)
+      AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
+      ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
+    *) common_group "$1" ;;  # tests, final, model
+  esac
+}
+run_groups
