@@ -7,6 +7,8 @@
 #                     (carry build/release/ladder and build/release/tests/ladder_tests)
 #   GROUPS_=pf        the maps' prefetch: ladder-p0 (a) against HEAD (b), a b b a, on the short decode GEMMs where a
 #                     fixed cost shows (the 1024-row layers, 4096x4096) and the regression set (carry ladder, ladder-p0)
+#                     then LADDER_TUNE relax=1 (the last cluster barrier without its release fence), checked and
+#                     timed against HEAD's default in one process
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
 #                     HEAD at 32x1024x8192 and its neighbours (carry ladder-h, ladder-p0; B=ladder-p0 via AB_B)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
@@ -29,7 +31,10 @@ session_group() {
       gpu_tests 240 ;;
     pf)  # predicted: up to ~0.5 µs less a GEMM where the kernel is short (5-10 µs), nothing measurable on the long ones
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
-      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG" "" ;;
+      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG" ""
+      # the last cluster barrier arriving relaxed, in one process (predicted: 0.1-0.5 µs less where split > 1)
+      LADDER_TUNE=relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-relax.log" 2>&1; echo "relax=1: $(tail -1 "$L/check-smallm-relax.log")"
+      ab relax "$SHORT,$REG" ";relax=1" ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;

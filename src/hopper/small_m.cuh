@@ -80,6 +80,7 @@ struct Args {
   uint32_t stage_bytes_tail;  // the same for the last token tile, whose box is its rows only (tmap_x_tail)
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
+  int relax_exit;             // the cluster barrier before exit arrives relaxed (LADDER_TUNE relax=1)
 };
 
 template <class T>
@@ -305,7 +306,20 @@ __global__ void __launch_bounds__(Cfg::kThreads)
         valid == 4 && reinterpret_cast<uintptr_t>(static_cast<char*>(args.D) + idx * bytes) % (4 * bytes) == 0;
     store4<T>(args.D, args.d, idx, out, valid, vector);
   }
-  if (!lone) cluster.sync();  // no CTA leaves while another may still read its SMEM
+  // No CTA leaves while another may still read its SMEM. cluster.sync() arrives with release semantics: each thread
+  // first waits for its stores of D to reach the GPU (MEMBAR.ALL.GPU in the SASS), which this barrier does not need:
+  // it passes no data, and every remote read above has returned (its value is stored). LADDER_TUNE relax=1 arrives
+  // relaxed (the stores drain while the cluster meets); the empty asm keeps the compiler from sinking the reduce's
+  // loads and stores below it. Not yet measured.
+  if (!lone) {
+    if (args.relax_exit) {
+      asm volatile("" ::: "memory");
+      cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
+      cuda::ptx::barrier_cluster_wait();
+    } else {
+      cluster.sync();
+    }
+  }
 }
 
 // ── host side ────────────────────────────────────────────────────────────────────────────────────────
@@ -540,7 +554,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0};
+                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0, detail::tuning().relax};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
