@@ -6,7 +6,8 @@
 #   GROUPS_=verify    best's check suites, small-M with wbox=2, the sanitizers on small-M shapes, the GPU tests
 #                     (carry build/release/ladder and build/release/tests/ladder_tests)
 #   GROUPS_=pf        the maps' prefetch: ladder-p0 (a) against HEAD (b), a b b a, on the short decode GEMMs where a
-#                     fixed cost shows (the 1024-row layers, 4096x4096) and the regression set (carry ladder, ladder-p0)
+#                     fixed cost shows (the 1024-row layers, 4096x4096), the regression set and the tile families'
+#                     shapes (their kernels prefetch A's and B's maps too) (carry ladder, ladder-p0)
 #                     then LADDER_TUNE relax=1 (the last cluster barrier without its release fence), checked and
 #                     timed against HEAD's default in one process
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
@@ -17,6 +18,7 @@ source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 MID="128x4096x4096,512x1024x4096,128x4096x14336,4x8192x8192"
 REG="1x4096x14336,8x4096x14336,32x4096x14336,1x14336x4096,16x4096x4096,32x1024x8192,64x1024x8192,512x1024x8192"
+FAM="1024x1024x1024,512x4096x4096,2048x2048x2048,4096x4096x4096,1536x1536x4096,512x14336x4096"
 SHORT="1x1024x4096,8x1024x4096,16x1024x4096,64x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,16x4096x4096,128x1024x4096,256x1024x4096"
 session_group() {
   case $1 in
@@ -31,7 +33,7 @@ session_group() {
       gpu_tests 240 ;;
     pf)  # predicted: up to ~0.5 µs less a GEMM where the kernel is short (5-10 µs), nothing measurable on the long ones
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
-      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG" ""
+      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG,$FAM" ""
       # the last cluster barrier arriving relaxed, in one process (predicted: 0.1-0.5 µs less where split > 1)
       LADDER_TUNE=relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-relax.log" 2>&1; echo "relax=1: $(tail -1 "$L/check-smallm-relax.log")"
       ab relax "$SHORT,$REG" ";relax=1" ;;

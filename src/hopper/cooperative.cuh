@@ -130,6 +130,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   // consumer warps, under their own wgmmas, slowed the mainloop more than it saved.
   constexpr bool kDefer = Cfg::DEFER && TMA_STORE && defers(F);
   if (threadIdx.x == 0) {
+    tma_prefetch_map(&tmap_a);  // the mainloop's descriptors, fetched during the setup (device/tma.cuh)
+    tma_prefetch_map(&tmap_b);
     if constexpr (kDefer)
       for (int c = 0; c < Cfg::kConsumers; ++c) {
         mbarrier_init(&s.stash_full[c], kWarpgroupThreads);  // each consumer thread's stmatrix, released by its arrive

@@ -81,6 +81,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   const int wg = threadIdx.x / kWarpgroupThreads;
 
   if (threadIdx.x == 0) {
+    tma_prefetch_map(&tmap_a);  // the mainloop's descriptors, fetched during the setup (device/tma.cuh)
+    tma_prefetch_map(&tmap_b);
     for (int st = 0; st < STAGES; ++st) {
       mbarrier_init(&s.full_bar[st], 1);
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
