@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -209,6 +210,70 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
       const harness::CheckResult r = harness::check_step("h12", M, N, K, 23);  // and right, under this split
       EXPECT_EQ(r.status, harness::Status::pass) << "split " << split << ": " << r.reason;
     }
+  detail::set_tuning(saved);
+}
+
+// LADDER_TUNE post=3: the small-M kernel pushes each owner's groups of its partial tile into the owner's SMEM by bulk
+// copy instead of the owners pulling them. The sums are the same additions in the same rank order, so D must be the
+// pulled path's bits exactly: plain and SwiGLU (with a bias: the up columns' slots), fp16 and bf16, the 8- to
+// 128-token tiles, a last token tile of fewer rows, splits 2-16. The trace shows the push ran; `check` that it is right.
+TEST(SmallM, PushedPartialsGiveThePulledBits) {
+  LADDER_REQUIRE_HOPPER_GPU("h13 ");
+  const detail::Tuning saved = detail::tuning();
+  struct PushCase {
+    int64_t M, N, K;
+    int split;
+    bool swiglu, bf16;
+  };
+  const std::vector<PushCase> cases = {{1, 1024, 4096, 8, false, false},  {16, 1000, 4104, 3, false, false},
+                                       {40, 2048, 4096, 4, false, true},  {100, 1024, 8192, 2, false, false},
+                                       {200, 512, 4096, 3, false, false}, {1, 1024, 8192, 16, false, false},
+                                       {16, 2048, 4096, 4, true, false},  {100, 2048, 4096, 2, true, true}};
+  for (const PushCase& c : cases) {
+    const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
+    harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), D(c.M * out_cols), bias(c.N);
+    harness::fill_random(A.get(), A.size(), 31, nullptr);
+    harness::fill_random(B.get(), B.size(), 32, nullptr);
+    harness::fill_random(bias.get(), bias.size(), 33, nullptr);
+    auto run = [&](int post) {
+      detail::Tuning t = saved;
+      t.kernel = "small_m";
+      t.split = c.split;
+      t.post = post;
+      t.trace = true;
+      detail::set_tuning(t);
+      harness::fill_poison(D.get(), D.size(), nullptr);
+      ladder_gemm_desc d;
+      ladder_gemm_desc_init(&d);
+      d.M = c.M, d.N = c.N, d.K = c.K, d.A = A.get(), d.B = B.get(), d.D = D.get();
+      d.ab_dtype = d.d_dtype = c.bf16 ? LADDER_DTYPE_BF16 : LADDER_DTYPE_F16;
+      if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+      ::testing::internal::CaptureStderr();
+      gemm(d, nullptr);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::string trace = ::testing::internal::GetCapturedStderr();
+      std::vector<uint16_t> out(D.size());
+      cudaMemcpy(out.data(), D.get(), out.size() * 2, cudaMemcpyDeviceToHost);
+      return std::make_pair(out, trace);
+    };
+    const auto [pulled, pull_trace] = run(1);
+    const auto [pushed, push_trace] = run(3);
+    const std::string what = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + " split " +
+                             std::to_string(c.split) + (c.swiglu ? " swiglu" : "") + (c.bf16 ? " bf16" : "");
+    EXPECT_EQ(pull_trace.find(" push"), std::string::npos) << what << ": " << pull_trace;
+    EXPECT_NE(push_trace.find(" push"), std::string::npos) << what << ": the push did not run: " << push_trace;
+    EXPECT_EQ(pulled, pushed) << what << ": the pushed partials' sums differ from the pulled ones";
+    const uint16_t exponent = c.bf16 ? 0x7f80 : 0x7c00;  // all ones: NaN (the poison) or Inf
+    EXPECT_TRUE(std::none_of(pushed.begin(), pushed.end(), [&](uint16_t h) { return (h & exponent) == exponent; }))
+        << what << ": NaN or Inf in D (the poison left unwritten?)";
+    if (!c.swiglu && !c.bf16) {
+      detail::Tuning t = saved;
+      t.kernel = "small_m", t.split = c.split, t.post = 3;
+      detail::set_tuning(t);
+      const harness::CheckResult r = harness::check_step("best", c.M, c.N, c.K, 34);
+      EXPECT_EQ(r.status, harness::Status::pass) << what << ": " << r.reason;
+    }
+  }
   detail::set_tuning(saved);
 }
 

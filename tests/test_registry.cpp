@@ -337,7 +337,8 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.defer, 1);  // the cooperative tile's activation in epilogue warps unless defer=0
   EXPECT_EQ(d.pdl, 1);  // best's kernels are programmatic dependent launches unless pdl=0
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
-  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=3", "defer=2", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
+  EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=4", "defer=2", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
                           "split=abc", "kernel="})
     EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

@@ -81,6 +81,7 @@ struct Args {
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
   int relax_exit;             // the cluster barrier before exit arrives relaxed (LADDER_TUNE relax=1)
+  int push;                   // split > 1: the partials pushed to their owners by bulk copy (LADDER_TUNE post=3)
 };
 
 template <class T>
@@ -251,6 +252,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 #pragma unroll
       for (int v = 0; v < 4; ++v)
         P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
+    if (args.push) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the bulk copies below read P
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
   cudaTriggerProgrammaticLaunchCompletion();
@@ -262,22 +264,65 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
   // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
   const bool lone = split == 1 && args.lone_sync;
+  const bool push = !lone && args.push;
+  // The tile's (token, 4 columns) groups: this CTA owns [lo, hi) of them, which it sums over all CTAs of the cluster
+  // in rank order and writes through the epilogue.
+  const float* P = reinterpret_cast<const float*>(smem);
+  const int groups = F == Fused::none ? W_ROWS / 4 : out_tile / 4;  // the plain copy has no SwiGLU: a constant
+  const int rows = std::min(N_TOK, args.M - token0);
+  const int items = rows * groups;
+  const int lo = rank * items / split, hi = (rank + 1) * items / split;
+  const bool up = F != Fused::none && args.half;  // SwiGLU: each group's up columns, HALF_ROWS further on
+  // push: every CTA copies each owner's groups of its partial into the owner's receive area (past its own partial
+  // in the idle ring; one slot a sender, the groups packed, the up columns after the gate's), and the owner adds
+  // its slots from its own SMEM. No cluster barrier with a release fence (the first one only says the rings are
+  // idle, the second only keeps each partial alive until its copies have landed) and no remote loads.
+  const int slot_items = (items + split - 1) / split;
+  const int slot_floats = slot_items * 4 * (up ? 2 : 1);
+  float* const recv = reinterpret_cast<float*>(smem + Cfg::kPartialBytes);
+  uint64_t* const recv_bar = reinterpret_cast<uint64_t*>(recv + split * slot_floats);
   if (lone) {
     cta_barrier_sync();
+  } else if (push) {
+    cta_barrier_sync();  // the partial is written (and fenced for the copies' async proxy)
+    if (threadIdx.x == 0) {
+      mbarrier_init(recv_bar, 1);
+      fence_barrier_init();
+    }
+    // Every CTA's mainloop is done (its ring idle, its receive barrier initialized): any CTA's receive area may
+    // now be written. Relaxed: the barrier passes no data (the init's fence is its own).
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
+    cuda::ptx::barrier_cluster_wait();
+    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, static_cast<uint32_t>(split * (hi - lo) * 16 * (up ? 2 : 1)));
+    if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a token
+      const int q = static_cast<int>(threadIdx.x);
+      const int qlo = q * items / split, qhi = (q + 1) * items / split;
+      float* const dst = cluster.map_shared_rank(recv, q) + rank * slot_floats;
+      uint64_t* const bar = cluster.map_shared_rank(recv_bar, q);
+      for (int it = qlo; it < qhi;) {
+        const int m = it / groups, g = it % groups, n = std::min(groups - g, qhi - it);
+        const float* src = P + m * S + 4 * g;
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_shared, dst + 4 * (it - qlo), src,
+                                 static_cast<uint32_t>(n * 16), bar);
+        if (up)
+          cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_shared,
+                                   dst + 4 * slot_items + 4 * (it - qlo), src + HALF_ROWS, static_cast<uint32_t>(n * 16),
+                                   bar);
+        it += n;
+      }
+    }
   } else {
     cluster.sync();
   }
   // C, the bias and D may belong to the previous kernel: every thread waits for it before the epilogue (it is
   // long done by now; a no-op without PDL).
   cudaGridDependencySynchronize();
+  if (push) {
+    mbarrier_wait(recv_bar, 0, "recv_bar");
+    // Every copy into this CTA has landed, so every source it read is free: say so now, wait before exit.
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
+  }
 
-  // Reduce-scatter: this CTA sums its share of the tile's (token, 4 columns) groups over all CTAs of the
-  // cluster, in rank order, and writes them through the epilogue.
-  const float* P = reinterpret_cast<const float*>(smem);
-  const int groups = F == Fused::none ? W_ROWS / 4 : out_tile / 4;  // the plain copy has no SwiGLU: a constant
-  const int rows = std::min(N_TOK, args.M - token0);
-  const int items = rows * groups;
-  const int lo = rank * items / split, hi = (rank + 1) * items / split;
   const int bytes = dtype_bytes(args.d);
   for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += Cfg::kThreads) {
     const int m = it / groups, c = 4 * (it % groups);
@@ -285,14 +330,18 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const int valid = std::min(4, args.out_cols - col);
     if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
-    for (int q = 0; q < split; ++q) {
-      const float* Pq = (lone ? P : cluster.map_shared_rank(P, q)) + m * S + c;
+    auto add = [&](const float* Pq, int up_offset) {  // one rank's partial of this group
       const float4 v = *reinterpret_cast<const float4*>(Pq);
       a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
-      if (F != Fused::none && args.half) {
-        const float4 g = *reinterpret_cast<const float4*>(Pq + HALF_ROWS);
+      if (up) {
+        const float4 g = *reinterpret_cast<const float4*>(Pq + up_offset);
         u[0] += g.x, u[1] += g.y, u[2] += g.z, u[3] += g.w;
       }
+    };
+    if (push) {
+      for (int q = 0; q < split; ++q) add(recv + q * slot_floats + 4 * (it - lo), 4 * slot_items);
+    } else {
+      for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, q)) + m * S + c, HALF_ROWS);
     }
     const int64_t row = token0 + m;
     float out[4] = {a[0], a[1], a[2], a[3]};
@@ -310,8 +359,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // first waits for its stores of D to reach the GPU (MEMBAR.ALL.GPU in the SASS), which this barrier does not need:
   // it passes no data, and every remote read above has returned (its value is stored). LADDER_TUNE relax=1 arrives
   // relaxed (the stores drain while the cluster meets); the empty asm keeps the compiler from sinking the reduce's
-  // loads and stores below it. Not yet measured.
-  if (!lone) {
+  // loads and stores below it. Not yet measured. (push: arrived above, once this CTA's receive area was full.)
+  if (push) {
+    cuda::ptx::barrier_cluster_wait();
+  } else if (!lone) {
     if (args.relax_exit) {
       asm volatile("" ::: "memory");
       cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
@@ -551,18 +602,23 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
   const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
-  const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
+  Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post == 1 ? 1 : 0, one_w_box ? 1 : 0, detail::tuning().relax};
+                  detail::tuning().post % 2 == 1 ? 1 : 0, one_w_box ? 1 : 0, detail::tuning().relax, 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
+  // post=3: the partials pushed to their owners (the kernel's push path) where the receive slots fit in the ring
+  // past the partial tile; elsewhere the owners pull them, as by default.
+  const int64_t slot_bytes = (int64_t{Cfg::N_TOK} * (out_tile / 4) + pl.split - 1) / pl.split * 16 * (p.ep.swiglu ? 2 : 1);
+  args.push = detail::tuning().post == 3 && pl.split > 1 &&
+              Cfg::kPartialBytes + pl.split * slot_bytes + 8 <= int64_t{pl.stages} * Cfg::kStageBytes;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
            std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
-           (args.b_prefetch ? " b-prefetch" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
+           (args.b_prefetch ? " b-prefetch" : "") + (args.push ? " push" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });
 }

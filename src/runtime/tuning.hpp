@@ -15,7 +15,9 @@
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
-//                                           copy with the cluster barriers at split 1: racecheck's probe),
+//                                           copy with the cluster barriers at split 1: racecheck's probe);
+//                                           post=3 (small-M's partials pushed to their owners by bulk copy
+//                                           where split > 1 and the slots fit; else as post=1),
 //                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
 //                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
 //                                           wb=0 (the cooperative register writeback stores element
@@ -41,7 +43,7 @@ struct Tuning {
   int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
-  int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers
+  int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto; 2 = plain copy, cluster barriers; 3 = as 1, the partials pushed (split > 1)
   int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 0 = after it
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
