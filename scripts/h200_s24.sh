@@ -10,6 +10,9 @@
 #                     shapes (their kernels prefetch A's and B's maps too) (carry ladder, ladder-p0)
 #                     then LADDER_TUNE relax=1 (the last cluster barrier without its release fence), checked and
 #                     timed against HEAD's default in one process
+#   GROUPS_=push      LADDER_TUNE post=3 (small-M's partials pushed to their owners by bulk copy): its GPU test and the
+#                     PDL chains, the small-M and decode check suites and the sanitizers under it, then timed against
+#                     the default in one process (carry ladder and tests/ladder_tests)
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
 #                     HEAD at 32x1024x8192 and its neighbours (carry ladder-h, ladder-p0; B=ladder-p0 via AB_B)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
@@ -37,6 +40,16 @@ session_group() {
       # the last cluster barrier arriving relaxed, in one process (predicted: 0.1-0.5 µs less where split > 1)
       LADDER_TUNE=relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-relax.log" 2>&1; echo "relax=1: $(tail -1 "$L/check-smallm-relax.log")"
       ab relax "$SHORT,$REG" ";relax=1" ;;
+    push)  # post=3: the partials pushed to their owners by bulk copy. Checked (GPU test, check suites, sanitizers), then timed
+      T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -4
+      LADDER_TUNE=post=3 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3 smallm: $(tail -1 "$L/check-smallm-push.log")"
+      LADDER_TUNE=post=3 T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode-push.log" 2>&1; echo "post=3 decode: $(tail -1 "$L/check-decode-push.log")"
+      for tool in memcheck racecheck synccheck; do
+        LADDER_TUNE=post=3 T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
+          --shapes 1x1024x4096,16x1000x4104,40x2048x4096,100x1024x8192,200x512x4096 --seeds 1 > "$L/sanitize-push-$tool.log" 2>&1
+        echo "push $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-push-$tool.log" | tr '\n' ' ')"
+      done
+      ab push "$SHORT,$REG,512x1024x8192,256x1024x8192,512x1024x4096" ";post=3" ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
