@@ -24,12 +24,13 @@ for key, rs in by.items():
 P
 }
 # ab <name> <shapes> <candidates "a;b;…">: `ladder bench --tune` over the shapes in two rounds, the second in reverse
-# candidate order (CSVs in logs/csv/<name>-{1,2}.csv), then the summary (logs/<name>-summary.txt).
+# candidate order (CSVs in logs/csv/<name>-{1,2}.csv), then the summary (logs/<name>-summary.txt). $AB_BIN: the binary
+# (default $B/ladder).
 ab() {
   local rev=$(echo "$3" | tr ';' '\n' | tac | paste -sd';') r
   mkdir -p "$L/csv"
   for r in 1 2; do
-    T 250 "$B/ladder" bench --steps best --shapes "$2" --tune "$([ $r = 1 ] && echo "$3" || echo "$rev")" \
+    T 250 "${AB_BIN:-$B/ladder}" bench --steps best --shapes "$2" --tune "$([ $r = 1 ] && echo "$3" || echo "$rev")" \
       --target-ms ${TMS:-20} --warmup-ms 10 --csv "$L/csv/$1-$r.csv" > "$L/$1-$r.log" 2>&1
   done
   summary "$L/csv/$1-1.csv" "$L/csv/$1-2.csv" | tee "$L/$1-summary.txt"

@@ -14,7 +14,7 @@
 #                     PDL chains, the small-M and decode check suites and the sanitizers under it, then timed against
 #                     the default in one process (carry ladder and tests/ladder_tests)
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
-#                     HEAD at 32x1024x8192 and its neighbours (carry ladder-h, ladder-p0; B=ladder-p0 via AB_B)
+#                     ladder-p0 at 32x1024x8192 and its neighbours (carry ladder-h and ladder-p0 only)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
@@ -52,7 +52,7 @@ session_group() {
       ab push "$SHORT,$REG,512x1024x8192,256x1024x8192,512x1024x4096" ";post=3" ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
-      ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
+      AB_BIN=build/ab/ladder-p0 ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
     *) common_group "$1" ;;  # tests, final, model
   esac
 }
