@@ -103,11 +103,27 @@ torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
     rm -f "$d/epi-$act.ncu-rep"
   done
 }
-# The groups every session script (h200_s15.sh on) shares, after its own: tests (the GPU suite), final (best's check
-# suites, then the three suites re-benched: their CSVs come back in $OUT) and model (the Llama model).
+# sanitize <tag> <shapes>: compute-sanitizer memcheck, racecheck and synccheck over `ladder check --steps h12,best` on
+# the shapes (under the LADDER_TUNE in force), one line each (logs/sanitize-<tag>-<tool>.log).
+sanitize() {
+  local tool
+  for tool in memcheck racecheck synccheck; do
+    T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes "$2" --seeds 1 \
+      > "$L/sanitize-$1-$tool.log" 2>&1
+    echo "$1 $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$1-$tool.log" | tr '\n' ' ')"
+  done
+}
+# The groups every session script (h200_s15.sh on) shares, after its own: tests (the GPU suite), verify (best's check
+# suites, small-M with two weight boxes, the sanitizers on small-M shapes, the GPU suite), final (best's check suites,
+# then the three suites re-benched: their CSVs come back in $OUT) and model (the Llama model).
 common_group() {
   case $1 in
     tests) gpu_tests 240 ;;
+    verify)
+      check_suites
+      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
+      sanitize main 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096,512x4096x1024
+      gpu_tests 240 ;;
     final) check_suites; bench_suites ${TMS:-60} ;;
     model) llama_model ;;
     *) echo "unknown group $1" ;;

@@ -85,16 +85,7 @@ P
       T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; tail -1 "$L/check-decode.log"
       AB_A=build/ab/ladder-h abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
-    verify)  # the lane-0 producer as committed: best's check suites, small-M with two weight boxes, the sanitizers, the GPU tests
-      check_suites
-      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
-      for tool in memcheck racecheck synccheck; do
-        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
-          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096,512x4096x1024 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
-        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
-      done
-      gpu_tests 240 ;;
-    *) common_group "$1" ;;  # tests, final, model
+    *) common_group "$1" ;;  # tests, verify, final, model
   esac
 }
 run_groups

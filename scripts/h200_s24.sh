@@ -25,15 +25,6 @@ FAM="1024x1024x1024,512x4096x4096,2048x2048x2048,4096x4096x4096,1536x1536x4096,5
 SHORT="1x1024x4096,8x1024x4096,16x1024x4096,64x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,16x4096x4096,128x1024x4096,256x1024x4096"
 session_group() {
   case $1 in
-    verify)
-      check_suites
-      LADDER_TUNE=wbox=2 T 100 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-wbox2.log" 2>&1; echo "wbox=2: $(tail -1 "$L/check-smallm-wbox2.log")"
-      for tool in memcheck racecheck synccheck; do
-        T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
-          --shapes 64x8192x256,1x1024x4096,8x4096x4096,40x344x1032,100x1000x520,512x1024x4096,512x4096x1024 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
-        echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ')"
-      done
-      gpu_tests 240 ;;
     pf)  # predicted: up to ~0.5 µs less a GEMM where the kernel is short (5-10 µs), nothing measurable on the long ones
       T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
       AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG,$FAM" ""
@@ -44,16 +35,12 @@ session_group() {
       T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -4
       LADDER_TUNE=post=3 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3 smallm: $(tail -1 "$L/check-smallm-push.log")"
       LADDER_TUNE=post=3 T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode-push.log" 2>&1; echo "post=3 decode: $(tail -1 "$L/check-decode-push.log")"
-      for tool in memcheck racecheck synccheck; do
-        LADDER_TUNE=post=3 T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best \
-          --shapes 1x1024x4096,16x1000x4104,40x2048x4096,100x1024x8192,200x512x4096 --seeds 1 > "$L/sanitize-push-$tool.log" 2>&1
-        echo "push $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-push-$tool.log" | tr '\n' ' ')"
-      done
+      export LADDER_TUNE=post=3; sanitize push 1x1024x4096,16x1000x4104,40x2048x4096,100x1024x8192,200x512x4096; unset LADDER_TUNE
       ab push "$SHORT,$REG,512x1024x8192,256x1024x8192,512x1024x4096" ";post=3" ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       AB_BIN=build/ab/ladder-p0 ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
-    *) common_group "$1" ;;  # tests, final, model
+    *) common_group "$1" ;;  # tests, verify, final, model
   esac
 }
 run_groups
