@@ -13,6 +13,9 @@
 #   GROUPS_=push      LADDER_TUNE post=3 (small-M's partials pushed to their owners by bulk copy): its GPU test and the
 #                     PDL chains, the small-M and decode check suites and the sanitizers under it, then timed against
 #                     the default in one process (carry ladder and tests/ladder_tests)
+#   GROUPS_=resc      LADDER_TUNE resc=1 (best's cooperative residual GEMM loads its whole C before the mainloop):
+#                     the GPU test, the v2/torch check (coop forced and through best), the residual's cost and the
+#                     MLP against resc=0 (carry ladder_tests, libladder.so*)
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
 #                     ladder-p0 at 32x1024x8192 and its neighbours (carry ladder-h and ladder-p0 only)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
@@ -37,6 +40,20 @@ session_group() {
       LADDER_TUNE=post=3 T 100 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode-push.log" 2>&1; echo "post=3 decode: $(tail -1 "$L/check-decode-push.log")"
       export LADDER_TUNE=post=3; sanitize push 1x1024x4096,16x1000x4104,40x2048x4096,100x1024x8192,200x512x4096; unset LADDER_TUNE
       ab push "$SHORT,$REG,512x1024x8192,256x1024x8192,512x1024x4096" ";post=3" ;;
+    resc)  # the residual's whole C before the mainloop (resc=1): checked, then the down GEMM and the MLP against resc=0
+      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
+      LADDER_TUNE=kernel=coop,resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-coop-resc.csv" > "$L/check-v2-coop-resc.log" 2>&1; tail -1 "$L/check-v2-coop-resc.log"
+      LADDER_TUNE=resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-resc.csv" > "$L/check-v2-resc.log" 2>&1; tail -1 "$L/check-v2-resc.log"
+      local r
+      for r in 0 1 1b 0b; do  # predicted: the residual's +4.3 % over the plain GEMM at 2048x16384x4096 to ~+1 %
+        LADDER_TUNE=resc=${r%b} T 200 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-resc$r.csv" --dtypes float16,bfloat16 \
+          --shapes 2048x16384x4096,2048x4096x14336,8192x4096x14336 --impls cublas,plain,residual > "$L/epicost-resc$r.log" 2>&1
+        echo "resc=$r"; grep -E "residual|plain" "$L/epicost-resc$r.log" | cut -c1-90
+      done
+      for r in 0 1; do  # the MLP (target 1.10x eager; predicted +1 % from the down GEMM)
+        LADDER_TUNE=resc=$r T 250 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-resc$r.json" > "$L/torch-resc$r.log" 2>&1
+        echo "torch resc=$r"; tail -8 "$L/torch-resc$r.log" | cut -c1-150
+      done ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       AB_BIN=build/ab/ladder-p0 ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;

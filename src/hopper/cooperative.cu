@@ -13,6 +13,11 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
     if (p.ab == DType::bf16) return launch_deferred<CoopDefer, __nv_bfloat16>(p, stream, stream_k, pdl, step_id);
     return launch_deferred<CoopDefer, __half>(p, stream, stream_k, pdl, step_id);
   }
+  if (tile == Tile::w256_defer && tma_store && detail::tuning().resc == 1 && p.ep.beta != 0.0f &&
+      fused_kind(p.ep) == Fused::act_none) {  // best's residual GEMM: its whole C before the mainloop
+    if (p.ab == DType::bf16) return launch_typed<CoopRes, __nv_bfloat16, true, Fused::act_none>(p, stream, stream_k, pdl, step_id);
+    return launch_typed<CoopRes, __half, true, Fused::act_none>(p, stream, stream_k, pdl, step_id);
+  }
   if (tile == Tile::w256 || tile == Tile::w256_defer) return launch_cfg<Coop4>(p, stream, stream_k, tma_store, pdl, step_id);
   if (tile == Tile::w256x1) {  // best takes it for a plain GEMM with a TMA-storable D: that copy only is compiled
     if (!tma_store || !p.ep.plain())

@@ -379,6 +379,11 @@ using Coop192 = Config<   4,       8,      192,    192>;  // 128×192: better wa
 using Coop4x1 = Config<   4,       8,      128,    256,  1>;  // 128×256, one CTA a cluster (best)
 // 128×256 with a deferred activation: the whole tile waits in Dtile (64 KB), which leaves SMEM for 3 stages.
 using CoopDefer = Config< 3,       8,      256,    256,  2, true>;
+// 128×256 with a residual (beta·C, no activation): the whole tile's C in Dtile, loaded before the mainloop, where Coop4
+// loads its second 128-column chunk after the first chunk's stores (half of C read after the mainloop); the 64 KB
+// Dtile leaves 3 stages, which cost the bias epilogue nothing (docs/notes.md, twentieth session: 432.6 against 431.8
+// µs at 2048×16384×4096). LADDER_TUNE resc=1 (off until measured).
+using CoopRes = Config<   3,       8,      256,    256>;
 
 inline Epilogue epilogue_of(const detail::Problem& p) {
   return {p.ep, p.d, p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, !p.ep.plain()};
