@@ -297,17 +297,14 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a token
       const int q = static_cast<int>(threadIdx.x);
       const int qlo = q * items / split, qhi = (q + 1) * items / split;
-      float* const dst = cluster.map_shared_rank(recv, q) + rank * slot_floats;
-      uint64_t* const bar = cluster.map_shared_rank(recv_bar, q);
+      // shared::cluster addresses (bytes) of owner q's slot for this CTA and of its receive barrier
+      const uint32_t dst = shared_cluster_addr(recv + rank * slot_floats, static_cast<uint32_t>(q));
+      const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(q));
       for (int it = qlo; it < qhi;) {
         const int m = it / groups, g = it % groups, n = std::min(groups - g, qhi - it);
         const float* src = P + m * S + 4 * g;
-        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_shared, dst + 4 * (it - qlo), src,
-                                 static_cast<uint32_t>(n * 16), bar);
-        if (up)
-          cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_shared,
-                                   dst + 4 * slot_items + 4 * (it - qlo), src + HALF_ROWS, static_cast<uint32_t>(n * 16),
-                                   bar);
+        bulk_copy_to_cluster(dst + 16 * (it - qlo), src, static_cast<uint32_t>(n * 16), bar);
+        if (up) bulk_copy_to_cluster(dst + 16 * (slot_items + it - qlo), src + HALF_ROWS, static_cast<uint32_t>(n * 16), bar);
         it += n;
       }
     }
@@ -360,6 +357,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // it passes no data, and every remote read above has returned (its value is stored). LADDER_TUNE relax=1 arrives
   // relaxed (the stores drain while the cluster meets); the empty asm keeps the compiler from sinking the reduce's
   // loads and stores below it. Not yet measured. (push: arrived above, once this CTA's receive area was full.)
+  // NOTE: the relaxed arrive orders no memory access: it is safe only because every remote load above feeds a store
+  // issued before it (in-order issue waits for the load's data). A remote load whose value is unused, or used after
+  // the arrive, would let a peer exit while this thread still reads its SMEM.
   if (push) {
     cuda::ptx::barrier_cluster_wait();
   } else if (!lone) {
