@@ -213,6 +213,38 @@ TEST(SmallM, SplitReductionIsBitIdenticalAcrossRunsAndStreams) {
   detail::set_tuning(saved);
 }
 
+// Runs `d` once under tuning `t` with the launch trace on (D poisoned first unless `keep_d`): D's 2-byte elements and
+// the trace.
+std::pair<std::vector<uint16_t>, std::string> traced_run(detail::Tuning t, const ladder_gemm_desc& d, size_t d_elems,
+                                                         bool keep_d = false) {
+  t.trace = true;
+  detail::set_tuning(t);
+  if (!keep_d) harness::fill_poison(static_cast<__half*>(d.D), d_elems, nullptr);
+  ::testing::internal::CaptureStderr();
+  gemm(d, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string trace = ::testing::internal::GetCapturedStderr();
+  std::vector<uint16_t> out(d_elems);
+  EXPECT_EQ(cudaMemcpy(out.data(), d.D, d_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  return {out, trace};
+}
+
+// Any NaN or Inf (all exponent bits set) among fp16 or bf16 elements, or fill_poison's bits (fp16's quiet NaN 0x7E00,
+// a large finite number as bf16): the poison left unwritten, or an overflow.
+bool any_nan_or_inf(const std::vector<uint16_t>& v, bool bf16) {
+  const uint16_t exponent = bf16 ? 0x7f80 : 0x7c00;
+  return std::any_of(v.begin(), v.end(), [&](uint16_t h) { return (h & exponent) == exponent || h == 0x7E00; });
+}
+
+// A descriptor for D = A·Bᵀ over dense device buffers, fp16 or bf16 operands and D.
+ladder_gemm_desc dense_desc(int64_t M, int64_t N, int64_t K, const void* A, const void* B, void* D, bool bf16) {
+  ladder_gemm_desc d;
+  ladder_gemm_desc_init(&d);
+  d.M = M, d.N = N, d.K = K, d.A = A, d.B = B, d.D = D;
+  d.ab_dtype = d.d_dtype = bf16 ? LADDER_DTYPE_BF16 : LADDER_DTYPE_F16;
+  return d;
+}
+
 // LADDER_TUNE post=3: the small-M kernel pushes each owner's groups of its partial tile into the owner's SMEM by bulk
 // copy instead of the owners pulling them. The sums are the same additions in the same rank order, so D must be the
 // pulled path's bits exactly: plain and SwiGLU (with a bias: the up columns' slots), fp16 and bf16, the 8- to
@@ -235,26 +267,12 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
     harness::fill_random(A.get(), A.size(), 31, nullptr);
     harness::fill_random(B.get(), B.size(), 32, nullptr);
     harness::fill_random(bias.get(), bias.size(), 33, nullptr);
+    ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);  // bf16: fp16's random bits
+    if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
     auto run = [&](int post) {
       detail::Tuning t = saved;
-      t.kernel = "small_m";
-      t.split = c.split;
-      t.post = post;
-      t.trace = true;
-      detail::set_tuning(t);
-      harness::fill_poison(D.get(), D.size(), nullptr);
-      ladder_gemm_desc d;
-      ladder_gemm_desc_init(&d);
-      d.M = c.M, d.N = c.N, d.K = c.K, d.A = A.get(), d.B = B.get(), d.D = D.get();
-      d.ab_dtype = d.d_dtype = c.bf16 ? LADDER_DTYPE_BF16 : LADDER_DTYPE_F16;
-      if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
-      ::testing::internal::CaptureStderr();
-      gemm(d, nullptr);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      const std::string trace = ::testing::internal::GetCapturedStderr();
-      std::vector<uint16_t> out(D.size());
-      cudaMemcpy(out.data(), D.get(), out.size() * 2, cudaMemcpyDeviceToHost);
-      return std::make_pair(out, trace);
+      t.kernel = "small_m", t.split = c.split, t.post = post;
+      return traced_run(t, d, D.size());
     };
     const auto [pulled, pull_trace] = run(1);
     const auto [pushed, push_trace] = run(3);
@@ -263,9 +281,7 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
     EXPECT_EQ(pull_trace.find(" push"), std::string::npos) << what << ": " << pull_trace;
     EXPECT_NE(push_trace.find(" push"), std::string::npos) << what << ": the push did not run: " << push_trace;
     EXPECT_EQ(pulled, pushed) << what << ": the pushed partials' sums differ from the pulled ones";
-    const uint16_t exponent = c.bf16 ? 0x7f80 : 0x7c00;  // all ones: NaN (the poison) or Inf
-    EXPECT_TRUE(std::none_of(pushed.begin(), pushed.end(), [&](uint16_t h) { return (h & exponent) == exponent; }))
-        << what << ": NaN or Inf in D (the poison left unwritten?)";
+    EXPECT_FALSE(any_nan_or_inf(pushed, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";
     if (!c.swiglu && !c.bf16) {
       detail::Tuning t = saved;
       t.kernel = "small_m", t.split = c.split, t.post = 3;
@@ -294,28 +310,13 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
     harness::fill_random(A.get(), A.size(), 41, nullptr);
     harness::fill_random(B.get(), B.size(), 42, nullptr);
     harness::fill_random(C.get(), C.size(), 43, nullptr);
+    ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);
+    d.alpha = 0.5f, d.beta = 1.0f, d.C = c.in_place ? D.get() : C.get();
     auto run = [&](int resc) {
       detail::Tuning t = saved;
-      t.kernel = "coop";
-      t.resc = resc;
-      t.trace = true;
-      detail::set_tuning(t);
-      if (c.in_place)
-        EXPECT_EQ(cudaMemcpy(D.get(), C.get(), C.size() * 2, cudaMemcpyDeviceToDevice), cudaSuccess);
-      else
-        harness::fill_poison(D.get(), D.size(), nullptr);
-      ladder_gemm_desc d;
-      ladder_gemm_desc_init(&d);
-      d.M = c.M, d.N = c.N, d.K = c.K, d.A = A.get(), d.B = B.get(), d.D = D.get();
-      d.ab_dtype = d.d_dtype = c.bf16 ? LADDER_DTYPE_BF16 : LADDER_DTYPE_F16;
-      d.alpha = 0.5f, d.beta = 1.0f, d.C = c.in_place ? D.get() : C.get();
-      ::testing::internal::CaptureStderr();
-      gemm(d, nullptr);
-      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      const std::string trace = ::testing::internal::GetCapturedStderr();
-      std::vector<uint16_t> out(D.size());
-      cudaMemcpy(out.data(), D.get(), out.size() * 2, cudaMemcpyDeviceToHost);
-      return std::make_pair(out, trace);
+      t.kernel = "coop", t.resc = resc;
+      if (c.in_place) EXPECT_EQ(cudaMemcpy(D.get(), C.get(), C.size() * 2, cudaMemcpyDeviceToDevice), cudaSuccess);
+      return traced_run(t, d, D.size(), /*keep_d=*/c.in_place);
     };
     const auto [four, four_trace] = run(0);
     const auto [three, three_trace] = run(1);
@@ -324,9 +325,7 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
     EXPECT_NE(four_trace.find("cooperative 128x256 cluster 2 stages 4 tma-store"), std::string::npos) << what << ": " << four_trace;
     EXPECT_NE(three_trace.find("cooperative 128x256 cluster 2 stages 3 tma-store"), std::string::npos) << what << ": " << three_trace;
     EXPECT_EQ(four, three) << what << ": the residual added from the whole early C differs from the chunked one";
-    const uint16_t exponent = c.bf16 ? 0x7f80 : 0x7c00;
-    EXPECT_TRUE(std::none_of(three.begin(), three.end(), [&](uint16_t h) { return (h & exponent) == exponent; }))
-        << what << ": NaN or Inf in D";
+    EXPECT_FALSE(any_nan_or_inf(three, c.bf16)) << what << ": NaN or Inf in D";
   }
   detail::set_tuning(saved);
 }
