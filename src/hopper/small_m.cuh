@@ -60,7 +60,8 @@ struct Config {
   static constexpr int kPartialStride = W_ROWS + 4;  // floats per token row of a partial tile: +4 spreads banks
   static constexpr uint32_t kPartialBytes = N_TOK * kPartialStride * sizeof(float);
   // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar], 1024-B aligned
-  // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major.
+  // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major, and
+  // with post=3 the slots its peers push after it (launch_cfg checks they fit).
   static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
