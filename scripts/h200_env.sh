@@ -103,6 +103,24 @@ torch.cuda.synchronize()" > "$L/ncu-epi-$act.log" 2>&1
     rm -f "$d/epi-$act.ncu-rep"
   done
 }
+# ncu_compare <dir> <shape> <name:LADDER_TUNE:kernel filter>...: ncu (source counters, warp states, memory, launch) of
+# one launch of each kernel at the shape; the SASS source page (gzipped CSV) and the details page in logs/<dir>/.
+ncu_compare() {
+  local dir=$1 shape=$2 v name tune kfilt kre d
+  shift 2
+  mkdir -p "$L/$dir"
+  for v in "$@"; do
+    IFS=: read -r name tune kfilt kre <<< "$v"
+    d="$L/$dir/$name"
+    LADDER_TUNE=$tune T 150 ncu --clock-control none --section SourceCounters --section WarpStateStats --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section LaunchStats -k "$kfilt:$kre" --launch-skip 2 --launch-count 1 -f -o "$d" \
+      "$B/ladder" bench --steps best --shapes "$shape" --target-ms 1 --warmup-ms 1 > "$d.log" 2>&1
+    ncu -i "$d.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip > "$d-sass.csv.gz"
+    ncu -i "$d.ncu-rep" --page details --print-details all > "$d-details.txt" 2>&1
+    echo "$name: $(grep -E 'Duration|Grid Size|DRAM Throughput|L2 Cache Throughput|Warp Cycles Per Issued' "$d-details.txt" | head -5 | tr -s ' ' | tr '\n' '|')"
+    rm -f "$d.ncu-rep"
+  done
+}
 # sanitize <tag> <shapes>: compute-sanitizer memcheck, racecheck and synccheck over `ladder check --steps h12,best` on
 # the shapes (under the LADDER_TUNE in force), one line each (logs/sanitize-<tag>-<tool>.log).
 sanitize() {

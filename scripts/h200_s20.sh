@@ -29,24 +29,6 @@ source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 # Other models' linear layers (N x K): Qwen2.5-7B, Llama-2-13B, Phi-3-mini, a fused q/k/v (as h200_s18.sh, h200_s19.sh).
 OFF_LAYERS="3584x3584 512x3584 37888x3584 3584x18944 5120x5120 13824x5120 5120x13824 9216x3072 16384x3072 3072x8192 6144x4096"
-# ncu_compare <dir> <shape> <name:LADDER_TUNE:kernel filter>...: ncu (source counters, warp states, memory, launch) of
-# one launch of each kernel at the shape; the SASS source page (gzipped CSV) and the details page in logs/<dir>/.
-ncu_compare() {
-  local dir=$1 shape=$2 v name tune kfilt kre d
-  shift 2
-  mkdir -p "$L/$dir"
-  for v in "$@"; do
-    IFS=: read -r name tune kfilt kre <<< "$v"
-    d="$L/$dir/$name"
-    LADDER_TUNE=$tune T 150 ncu --clock-control none --section SourceCounters --section WarpStateStats --section SpeedOfLight \
-      --section MemoryWorkloadAnalysis --section LaunchStats -k "$kfilt:$kre" --launch-skip 2 --launch-count 1 -f -o "$d" \
-      "$B/ladder" bench --steps best --shapes "$shape" --target-ms 1 --warmup-ms 1 > "$d.log" 2>&1
-    ncu -i "$d.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip > "$d-sass.csv.gz"
-    ncu -i "$d.ncu-rep" --page details --print-details all > "$d-details.txt" 2>&1
-    echo "$name: $(grep -E 'Duration|Grid Size|DRAM Throughput|L2 Cache Throughput|Warp Cycles Per Issued' "$d-details.txt" | head -5 | tr -s ' ' | tr '\n' '|')"
-    rm -f "$d.ncu-rep"
-  done
-}
 session_group() {
   case $1 in
     ncukv) ncu_compare ncukv 512x1024x4096 "wg1:kernel=small_m,wg=1:regex:small_m" "auto::regex:small_m" "cublas::regex:nvjet" ;;

@@ -16,6 +16,7 @@
 #   GROUPS_=resc      LADDER_TUNE resc=1 (best's cooperative residual GEMM loads its whole C before the mainloop):
 #                     the GPU test, the v2/torch check (coop forced and through best), the residual's cost and the
 #                     MLP against resc=0 (carry ladder_tests, libladder.so*)
+#   GROUPS_=ncukv     ncu of one launch at 1x1024x4096 and 16x1024x8192: default, post=3, relax=1, cuBLAS (carry ladder)
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
 #                     ladder-p0 at 32x1024x8192 and its neighbours (carry ladder-h and ladder-p0 only)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
@@ -54,6 +55,10 @@ session_group() {
         LADDER_TUNE=resc=$r T 250 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-resc$r.json" > "$L/torch-resc$r.log" 2>&1
         echo "torch resc=$r"; tail -8 "$L/torch-resc$r.log" | cut -c1-150
       done ;;
+    ncukv)  # where a short decode GEMM's time goes, one launch each under ncu (no PDL overlap): default, post=3,
+            # relax=1, and cuBLAS's kernel; read with dev/2026-12-03-s20/call1/analysis/ (regions.py, metrics_table.py)
+      ncu_compare ncukv1 1x1024x4096 "auto::regex:small_m" "push:post=3:regex:small_m" "relax:relax=1:regex:small_m" "cublas::regex:nvjet|gemv|gemm"
+      ncu_compare ncukv16 16x1024x8192 "auto::regex:small_m" "push:post=3:regex:small_m" "cublas::regex:nvjet|gemv|gemm" ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       AB_BIN=build/ab/ladder-p0 ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;
