@@ -31,6 +31,7 @@
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
 #include "device/pipeline.hpp"
+#include "device/split_reduce.hpp"
 #include "device/smem.cuh"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
@@ -278,8 +279,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // in the idle ring; one slot a sender, the groups packed, the up columns after the gate's), and the owner adds
   // its slots from its own SMEM. No cluster barrier with a release fence (the first one only says the rings are
   // idle, the second only keeps each partial alive until its copies have landed) and no remote loads.
-  const int slot_items = (items + split - 1) / split;
-  const int slot_floats = slot_items * 4 * (up ? 2 : 1);
+  const PushSlots slots{items, groups, split, up};
+  const int slot_floats = slots.slot_floats();
   float* const recv = reinterpret_cast<float*>(smem + Cfg::kPartialBytes);
   uint64_t* const recv_bar = reinterpret_cast<uint64_t*>(recv + split * slot_floats);
   if (lone) {
@@ -294,19 +295,17 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     // now be written. Relaxed: the barrier passes no data (the init's fence is its own).
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
     cuda::ptx::barrier_cluster_wait();
-    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, static_cast<uint32_t>(split * (hi - lo) * 16 * (up ? 2 : 1)));
+    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, slots.bytes_to(rank));
     if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a token
       const int q = static_cast<int>(threadIdx.x);
-      const int qlo = q * items / split, qhi = (q + 1) * items / split;
       // shared::cluster addresses (bytes) of owner q's slot for this CTA and of its receive barrier
       const uint32_t dst = shared_cluster_addr(recv + rank * slot_floats, static_cast<uint32_t>(q));
       const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(q));
-      for (int it = qlo; it < qhi;) {
-        const int m = it / groups, g = it % groups, n = std::min(groups - g, qhi - it);
+      for (int it = slots.lo(q), m, g, n; it < slots.hi(q); it += n) {
+        slots.run(q, it, m, g, n);
         const float* src = P + m * S + 4 * g;
-        bulk_copy_to_cluster(dst + 16 * (it - qlo), src, static_cast<uint32_t>(n * 16), bar);
-        if (up) bulk_copy_to_cluster(dst + 16 * (slot_items + it - qlo), src + HALF_ROWS, static_cast<uint32_t>(n * 16), bar);
-        it += n;
+        bulk_copy_to_cluster(dst + 4 * slots.at(q, it), src, static_cast<uint32_t>(n * 16), bar);
+        if (up) bulk_copy_to_cluster(dst + 4 * slots.up_at(q, it), src + HALF_ROWS, static_cast<uint32_t>(n * 16), bar);
       }
     }
   } else {
@@ -337,7 +336,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       }
     };
     if (push) {
-      for (int q = 0; q < split; ++q) add(recv + q * slot_floats + 4 * (it - lo), 4 * slot_items);
+      for (int q = 0; q < split; ++q) add(recv + q * slot_floats + slots.at(rank, it), 4 * slots.slot_items());
     } else {
       for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, q)) + m * S + c, HALF_ROWS);
     }
@@ -610,9 +609,9 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   // post=3: the partials pushed to their owners (the kernel's push path) where the receive slots fit in the ring
   // past the partial tile; elsewhere the owners pull them, as by default.
-  const int64_t slot_bytes = (int64_t{Cfg::N_TOK} * (out_tile / 4) + pl.split - 1) / pl.split * 16 * (p.ep.swiglu ? 2 : 1);
+  const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};  // a full token tile's
   args.push = detail::tuning().post == 3 && pl.split > 1 &&
-              Cfg::kPartialBytes + pl.split * slot_bytes + 8 <= int64_t{pl.stages} * Cfg::kStageBytes;
+              Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <= int64_t{pl.stages} * Cfg::kStageBytes;
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
