@@ -17,6 +17,9 @@
 #                     the GPU test, the v2/torch check (coop forced and through best), the residual's cost and the
 #                     MLP against resc=0 (carry ladder_tests, libladder.so*)
 #   GROUPS_=ncukv     ncu of one launch at 1x1024x4096 and 16x1024x8192: default, post=3, relax=1, cuBLAS (carry ladder)
+#   GROUPS_=bstatic   LADDER_TUNE bstatic=1 (every GEMM's B static: the weights' first stages before griddepcontrol.wait),
+#                     the short decode rows in one process and the Llama model's decode against bstatic=0 (carry
+#                     ladder, libladder.so*)
 #   GROUPS_=prodrev   the twenty-third session's producer split: ladder-h (a) against ladder-p0 (b); then wbox=2 on
 #                     ladder-p0 at 32x1024x8192 and its neighbours (carry ladder-h and ladder-p0 only)
 #   GROUPS_=tests / final / model  the GPU suite; check suites and the three suites re-benched; the Llama model
@@ -59,6 +62,15 @@ session_group() {
             # relax=1, and cuBLAS's kernel; read with dev/2026-12-03-s20/call1/analysis/ (regions.py, metrics_table.py)
       ncu_compare ncukv1 1x1024x4096 "auto::regex:small_m" "push:post=3:regex:small_m" "relax:relax=1:regex:small_m" "cublas::regex:nvjet|gemv|gemm"
       ncu_compare ncukv16 16x1024x8192 "auto::regex:small_m" "push:post=3:regex:small_m" "cublas::regex:nvjet|gemv|gemm" ;;
+    bstatic)  # every GEMM's weights taken as static (bstatic=1: small-M fills its ring with weights before the wait):
+              # the short decode rows in one process (the bench's B is never written), then the model's decode
+      LADDER_TUNE=bstatic=1 T 150 "$B/ladder" check --steps h13,best --suite smallm --seeds 1 > "$L/check-smallm-bstatic.log" 2>&1; echo "bstatic=1: $(tail -1 "$L/check-smallm-bstatic.log")"
+      ab bstatic "$SHORT,$REG" ";bstatic=1"
+      local b
+      for b in 0 1; do
+        LADDER_TUNE=bstatic=$b T 280 python3 scripts/llama_model.py --parts fp16 --out "$L/llama-bstatic$b.json" > "$L/llama-bstatic$b.log" 2>&1
+        echo "model bstatic=$b"; tail -12 "$L/llama-bstatic$b.log" | cut -c1-150
+      done ;;
     prodrev)
       AB_A=build/ab/ladder-h AB_B=build/ab/ladder-p0 abx prodrev "$REG,$MID,256x4096x4096,2x4096x4096,64x4096x4096,256x1024x4096,128x8192x8192,16x14336x4096,64x28672x8192" ""
       AB_BIN=build/ab/ladder-p0 ab prodwbox "32x1024x8192,64x1024x8192,1x1024x8192,16x1024x8192,32x1024x4096,1x4096x14336,128x4096x4096" ";wbox=2" ;;

@@ -11,6 +11,8 @@
 //                                           relax=1 (small-M's last cluster barrier arrives relaxed: no fence),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
 //                                           loads the whole C before the mainloop),
+//                                           bstatic=1 (every GEMM as if LADDER_FLAG_B_STATIC were set: a measurement
+//                                           knob, wrong where the kernel before a GEMM writes its B),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
 //                                           fitcl=1|2 (CTAs a cluster of best's coop_fit),
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
@@ -54,6 +56,7 @@ struct Tuning {
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
   int relax = 0;        // small-M: 1 = the cluster barrier before exit arrives relaxed (no release fence); 0 = cluster.sync()
   int resc = 0;         // best's cooperative residual GEMM (beta·C, no activation): 1 = the 3-stage copy with the whole C early
+  int bstatic = 0;      // 1 = every GEMM's B taken as static (LADDER_FLAG_B_STATIC): small-M loads weights before the wait
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
                         // the tile kernels' A and B; -1 = auto (128 for small-M at <= 64 tokens, else 256)
   bool trace = false;
@@ -61,7 +64,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, resc, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, resc, bstatic, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
