@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,26 @@ TEST(CliCsv, HostPacedWhereTheHostTakesNinetyPercentOfTheGpuTime) {
   EXPECT_TRUE(ladder::harness::host_paced(b));
   b.step_ms.median_ms = 0;  // not timed
   EXPECT_FALSE(ladder::harness::host_paced(b));
+}
+
+TEST(CliCsv, TheTableShowsTheHostTimeAndMarksHostPacedRows) {
+  BenchRow fast{"best", "hopper", {1, 1024, 4096}, {}}, paced{"best", "hopper", {1, 1024, 4096}, {}};
+  for (BenchRow* r : {&fast, &paced}) {
+    r->result.status = ladder::harness::Status::pass;
+    r->result.step_ms = {0.010, 0.009, 0.011, 100};  // 10 µs a call on the GPU
+  }
+  fast.result.step_ms.host_us = 4.0;
+  paced.result.step_ms.host_us = 9.5;
+  std::ostringstream os;
+  print_bench_table(os, {fast, paced});
+  const std::string table = os.str();
+  EXPECT_NE(table.find("host_us"), std::string::npos) << table;
+  EXPECT_NE(table.find("    4.0 "), std::string::npos) << table;
+  EXPECT_NE(table.find("    9.5 "), std::string::npos) << table;
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 3) << table;
+  const size_t second = table.find('\n', table.find('\n') + 1);  // the paced row is the last line
+  EXPECT_EQ(table.find("host-paced"), table.find("host-paced", second)) << table;
+  EXPECT_NE(table.find("host-paced"), std::string::npos) << table;
 }
 
 TEST(CliCsv, HeaderHasTheAgreedColumnsFirst) {
