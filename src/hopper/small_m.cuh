@@ -602,16 +602,20 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
   const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
-  Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
-                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && (p.b_static || detail::tuning().bstatic == 1) ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  detail::tuning().post % 2 == 1 ? 1 : 0, one_w_box ? 1 : 0, detail::tuning().relax, 0};
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
-  // post=3: the partials pushed to their owners (the kernel's push path) where the receive slots fit in the ring
-  // past the partial tile; elsewhere the owners pull them, as by default.
-  const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};  // a full token tile's
-  args.push = detail::tuning().post == 3 && pl.split > 1 &&
-              Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <= int64_t{pl.stages} * Cfg::kStageBytes;
+  const detail::Tuning& tune = detail::tuning();
+  // post=3: the partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile
+  // fit in the ring past the partial tile; elsewhere the owners pull them, as by default.
+  const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};
+  const bool push = tune.post == 3 && pl.split > 1 &&
+                    Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <=
+                        int64_t{pl.stages} * Cfg::kStageBytes;
+  const bool b_static = p.b_static || tune.bstatic == 1;  // bstatic=1: a measurement knob (tuning.hpp)
+  const bool lone_sync = tune.post == 1 || tune.post == 3;
+  const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
+                  p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
+                  pdl && b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
+                  lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, push ? 1 : 0};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
