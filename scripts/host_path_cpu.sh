@@ -11,8 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 out=build/host_path
 mkdir -p "$out"
-echo 'libcudart.so.13 { global: *; };' > "$out/cudart.map"
-g++ -O2 -shared -fPIC -std=c++17 -I/usr/local/cuda/include -Wl,--version-script="$out/cudart.map" \
+
+g++ -O2 -shared -fPIC -std=c++17 -I/usr/local/cuda/include -Wl,--version-script=tools/host_path/cudart.map \
   -Wl,-soname,libcudart.so.13 -o "$out/libcudart.so.13" tools/host_path/fake_cudart.cpp
 g++ -O2 -std=c++17 -Iinclude -I/usr/local/cuda/include -o "$out/host_path" tools/host_path/host_path.cpp \
   -Lbuild/release -l:libladder.so.0 -Wl,-rpath-link,"$out" -L"$out" -l:libcudart.so.13

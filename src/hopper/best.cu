@@ -263,7 +263,9 @@ Choice choose(const detail::Problem& p) {
   // epilogue) want a long K. At 1024³ it measured 14.3 µs against the 128×64 ping-pong's 8.8 (model: 9.0 against
   // 9.9; dev/2026-12-01-s6-ab-tok/), and at K ≤ 1536 it was slower on all 9 shapes tried (0.63-0.89×; at
   // K = 2040-2048 1.10× to 0.74×: dev/2026-12-01-s6-shortk/), so it is a candidate there only from K = 2048.
-  const bool small_m_fits = p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048;  // K as launched (padded to a multiple of 8)
+  // Its grid has a row of CTAs per block of weight rows, at most 65535 of them (small_m::grid_fits).
+  const bool small_m_fits = (p.M <= 128 || (p.K + 7) / 8 * 8 >= 2048) &&  // K as launched (a multiple of 8)
+                            small_m::grid_fits(p);
   Choice c{small_m_fits && s <= t.us ? Kernel::small_m : t.kernel, s, t.us};
   // The fitted tile where it was measured to win: the small-M kernel's 128-token tile's range (65-128 tokens), a width
   // whose one wave fills >= 95 % of the SMs; ties go to it (its stream is better balanced than small-M's 128-row

@@ -25,6 +25,8 @@ inline bool c_tma_loadable(const detail::Problem& p) {
 inline std::string require_tma_store(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
+  if (reinterpret_cast<uintptr_t>(p.D) % 16 != 0)
+    return "D must be 16-byte aligned: it is written by TMA stores (step 'best' takes any element-aligned D)";
   if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
   if (!c_tma_loadable(p))
     return "C (beta != 0) needs ldc % 8 == 0 and a 16-byte aligned base: it is read by TMA loads (step 'best' takes any C)";
@@ -82,6 +84,8 @@ namespace small_m {
 void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id);
 std::string check(const detail::Problem& p);
 std::string describe(const detail::Problem& p, bool pdl);
+// Its grid's y is a block of 32 or more output columns (D's rows, swapped) each: N/32 (SwiGLU's N/2 / 32) ≤ 65535.
+bool grid_fits(const detail::Problem& p);
 
 // The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
 // two warpgroups (128 rows) and 64, which halves the token tile's re-reads per weight byte, unless the 128-row

@@ -7,10 +7,12 @@ void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char*
   dispatch(p, [&]<class Cfg>() { launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, step_id), pdl, step_id); });
 }
 
+bool grid_fits(const detail::Problem& p) { return (p.out_cols() + 31) / 32 <= 65535; }
+
 std::string check(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
-  if ((p.out_cols() + 31) / 32 > 65535) return "N must be at most 2097120 (65535 row blocks)";
+  if (!grid_fits(p)) return "N must be at most 2097120 (65535 row blocks)";
   return {};
 }
 

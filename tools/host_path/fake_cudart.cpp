@@ -4,7 +4,12 @@
 // plan, the tensor-map cache, the launch arguments) be timed and profiled on a machine without a GPU. What it
 // cannot show: the driver's own time (cudaLaunchKernelExC, cuTensorMapEncodeTiled), stubbed here.
 //
-// Built and run by scripts/host_path_cpu.sh; not part of the library.
+// With recording on (fake_cudart.h) it also keeps every launch, tensor map, memset and workspace allocation, for
+// launch_contract.cpp to check against CUDA's limits and the caller's buffers.
+//
+// Built by scripts/host_path_cpu.sh and by the tests (LaunchContract); not part of the library.
+#include "fake_cudart.h"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -19,15 +24,46 @@ constexpr int kSms = 132;
 constexpr int kGpcSms[8] = {18, 18, 16, 16, 16, 16, 16, 16};  // 132 SMs
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
 
+bool g_recording = false;
+std::vector<FakeLaunch> g_launches;
+std::vector<FakeMap> g_maps;
+std::vector<FakeRange> g_memsets, g_allocations;
+std::map<const void*, int> g_smem_attribute;
+std::map<const void*, bool> g_nonportable;
+
 int ctas_per_sm(int threads, size_t smem) {
   const int by_smem = static_cast<int>(kSmemPerSm / (smem + kSmemReservedPerCta));
   const int by_threads = 2048 / std::max(threads, 1);
   return std::max(0, std::min({by_smem, by_threads, 32}));
 }
 
-CUresult fake_encode(CUtensorMap* map, CUtensorMapDataType, cuuint32_t, void* base, const cuuint64_t* dims,
-                     const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                     CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+unsigned elem_bytes(CUtensorMapDataType t) {
+  switch (t) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16: case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32: case CU_TENSOR_MAP_DATA_TYPE_INT32: case CU_TENSOR_MAP_DATA_TYPE_FLOAT32: return 4;
+    default: return 8;
+  }
+}
+
+unsigned swizzle_bytes(CUtensorMapSwizzle s) {
+  return s == CU_TENSOR_MAP_SWIZZLE_32B ? 32 : s == CU_TENSOR_MAP_SWIZZLE_64B ? 64 : s == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : 0;
+}
+
+CUresult fake_encode(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* base, const cuuint64_t* dims,
+                     const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* elem_strides,
+                     CUtensorMapInterleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion,
+                     CUtensorMapFloatOOBfill) {
+  if (rank < 1 || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+  if (g_recording) {
+    FakeMap m{};
+    m.base = reinterpret_cast<uintptr_t>(base);
+    m.rank = rank, m.elem_bytes = elem_bytes(type), m.swizzle_bytes = swizzle_bytes(swizzle);
+    for (cuuint32_t i = 0; i < rank; ++i) m.dims[i] = dims[i], m.box[i] = box[i], m.elem_strides[i] = elem_strides[i];
+    for (cuuint32_t i = 0; i + 1 < rank; ++i) m.strides[i] = strides[i];
+    m.map_aligned64 = reinterpret_cast<uintptr_t>(map) % 64 == 0;
+    g_maps.push_back(m);
+  }
   std::memset(map, 0, sizeof *map);
   std::memcpy(map, &base, sizeof base);
   std::memcpy(reinterpret_cast<char*>(map) + 8, dims, 16);
@@ -50,7 +86,11 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
 }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 const char* cudaGetErrorString(cudaError_t) { return "fake runtime"; }
-cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
+cudaError_t cudaFuncSetAttribute(const void* f, cudaFuncAttribute attr, int value) {
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) g_smem_attribute[f] = value;
+  if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) g_nonportable[f] = value != 0;
+  return cudaSuccess;
+}
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void*, int threads, size_t smem) {
   return *n = ctas_per_sm(threads, smem), cudaSuccess;
 }
@@ -64,7 +104,22 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* n, const void*, const cudaLaunch
   for (int sms : kGpcSms) *n += sms * per_sm / cluster;
   return cudaSuccess;
 }
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t*, const void*, void**) { return cudaSuccess; }
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void**) {
+  if (g_recording) {
+    FakeLaunch l{f, {c->gridDim.x, c->gridDim.y, c->gridDim.z}, {c->blockDim.x, c->blockDim.y, c->blockDim.z},
+                 {0, 0, 0}, c->dynamicSmemBytes, false, -1, false};
+    for (unsigned i = 0; i < c->numAttrs; ++i) {
+      const cudaLaunchAttribute& a = c->attrs[i];
+      if (a.id == cudaLaunchAttributeClusterDimension)
+        l.cluster[0] = a.val.clusterDim.x, l.cluster[1] = a.val.clusterDim.y, l.cluster[2] = a.val.clusterDim.z;
+      if (a.id == cudaLaunchAttributeProgrammaticStreamSerialization) l.pdl = a.val.programmaticStreamSerializationAllowed;
+    }
+    if (auto it = g_smem_attribute.find(f); it != g_smem_attribute.end()) l.smem_attribute = it->second;
+    l.nonportable = g_nonportable[f];
+    g_launches.push_back(l);
+  }
+  return cudaSuccess;
+}
 cudaError_t cudaGetDriverEntryPointByVersion(const char* name, void** fn, unsigned, unsigned long long,
                                              cudaDriverEntryPointQueryResult* q) {
   if (std::strcmp(name, "cuTensorMapEncodeTiled") != 0) return *q = cudaDriverEntryPointSymbolNotFound, cudaErrorSymbolNotFound;
@@ -78,18 +133,42 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps*) {
 }
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void*) { return cudaSuccess; }
 // The pool keeps what it maps, as ladder's real pool does (release threshold: unlimited): freed blocks are reused by
-// size, so a padded call does not time glibc's mmap of megabytes. Addresses only; nothing is written to them.
+// size. Device addresses are never dereferenced on the host, so the pool hands out addresses only, from a range of
+// its own (1 << 46 up), of any size.
 std::map<size_t, std::vector<void*>> g_free;
 std::map<void*, size_t> g_size;
+uintptr_t g_next = uintptr_t{1} << 46;
+size_t g_live = 0;
 cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t, cudaStream_t) {
-  bytes = (bytes + 255) / 256 * 256;
-  if (auto& v = g_free[bytes]; !v.empty()) return *p = v.back(), v.pop_back(), cudaSuccess;
-  *p = std::aligned_alloc(256, bytes);
-  g_size[*p] = bytes;
+  const size_t rounded = (bytes + 255) / 256 * 256;
+  if (auto& v = g_free[rounded]; !v.empty()) {
+    *p = v.back(), v.pop_back();
+  } else {
+    *p = reinterpret_cast<void*>(g_next);
+    g_next += rounded + 4096;  // a gap after each block, so that an overrun lands in no block
+    g_size[*p] = rounded;
+  }
+  ++g_live;
+  if (g_recording) g_allocations.push_back({reinterpret_cast<uintptr_t>(*p), bytes});
   return cudaSuccess;
 }
-cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return g_free[g_size[p]].push_back(p), cudaSuccess; }
-cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaFreeAsync(void* p, cudaStream_t) {
+  --g_live;
+  return g_free[g_size[p]].push_back(p), cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* p, int, size_t bytes, cudaStream_t) {
+  if (g_recording) g_memsets.push_back({reinterpret_cast<uintptr_t>(p), bytes});
+  return cudaSuccess;
+}
+
+void fake_cudart_record(int on) {
+  g_recording = on != 0;
+  g_launches.clear(), g_maps.clear(), g_memsets.clear(), g_allocations.clear();
+}
+FakeRecord fake_cudart_recorded(void) {
+  return {g_launches.data(), g_launches.size(), g_maps.data(),       g_maps.size(),
+          g_memsets.data(),  g_memsets.size(),  g_allocations.data(), g_allocations.size(), g_live};
+}
 
 // What nvcc's generated code calls: module registration and the <<<>>> launches.
 void** __cudaRegisterFatBinary(void*) {
@@ -99,11 +178,36 @@ void** __cudaRegisterFatBinary(void*) {
 void __cudaRegisterFatBinaryEnd(void**) {}
 void __cudaUnregisterFatBinary(void**) {}
 void __cudaRegisterFunction(void**, const char*, char*, const char*, int, uint3*, uint3*, dim3*, dim3*, int*) {}
-unsigned __cudaPushCallConfiguration(dim3, dim3, size_t, CUstream_st*) { return 0; }
-cudaError_t __cudaPopCallConfiguration(dim3*, dim3*, size_t*, void*) { return cudaSuccess; }
+// <<<grid, block, smem, stream>>> pushes its configuration; the generated stub pops it and passes it to the launch.
+struct CallConfiguration {
+  dim3 grid, block;
+  size_t smem;
+  CUstream_st* stream;
+};
+thread_local std::vector<CallConfiguration> g_call_configurations;
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t smem, CUstream_st* stream) {
+  g_call_configurations.push_back({grid, block, smem, stream});
+  return 0;
+}
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* smem, void* stream) {
+  if (g_call_configurations.empty()) return cudaErrorInvalidConfiguration;
+  const CallConfiguration c = g_call_configurations.back();
+  g_call_configurations.pop_back();
+  *grid = c.grid, *block = c.block, *smem = c.smem;
+  *static_cast<CUstream_st**>(stream) = c.stream;
+  return cudaSuccess;
+}
 cudaError_t __cudaGetKernel(cudaKernel_t* k, const void* f) {
   *k = reinterpret_cast<cudaKernel_t>(const_cast<void*>(f));
   return cudaSuccess;
 }
-cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void**, size_t smem, cudaStream_t) {
+  if (g_recording) {
+    const void* f = reinterpret_cast<const void*>(k);
+    FakeLaunch l{f, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, g_nonportable[f]};
+    if (auto it = g_smem_attribute.find(f); it != g_smem_attribute.end()) l.smem_attribute = it->second;
+    g_launches.push_back(l);
+  }
+  return cudaSuccess;
+}
 }

@@ -1,0 +1,336 @@
+// The launch contract of ladder's host path, checked on a machine without a GPU: libladder runs against the fake
+// runtime (fake_cudart.cpp), which records what it is asked to launch, and each call through the C ABI
+// (ladder_gemm_v2) is checked against CUDA's limits and against the caller's buffers:
+//   • a descriptor with one bad field is refused with a code and a message, and nothing is launched, set or
+//     allocated (the error comes before anything launches);
+//   • a good descriptor through `best` (any M, N, K < 2^31, any leading dimension, element-aligned pointers) is
+//     accepted; through a step it may be refused, and then nothing is launched;
+//   • an accepted call launches ≥ 1 kernel, each with a grid, block, dynamic SMEM (≤ the limit it raised), cluster
+//     shape and occupancy the GPU can run;
+//   • every tensor map it encodes is one the driver takes (address, dims, strides, box, swizzle), rows that do not
+//     overlap, and a region inside one buffer: A, B, C, D, the bias, or a workspace block allocated in the call.
+//     TMA reads and writes only inside the map, so no kernel's TMA leaves the caller's buffers;
+//   • every memset lies inside a workspace block; every block is freed by the end of the call;
+//   • ladder_gemm_plan launches nothing, and the same call twice launches the same kernels with the same shapes.
+// What it cannot check: what the kernels do with plain loads and stores (the pad copy, the register writeback, the
+// small-M kernel's stores): the GPU tests do.
+//
+//   launch_contract [--cases N] [--seed S] [--verbose]      exit 0: every case kept the contract
+//   launch_contract --shrink-buffers                         the checker's own test: each buffer is registered one
+//                                                            element short, so the maps that reach its end must fail
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fake_cudart.h"
+#include "ladder/ladder.h"
+
+namespace {
+
+using RecordFn = void (*)(int);
+using RecordedFn = FakeRecord (*)();
+RecordFn g_record = nullptr;
+RecordedFn g_recorded = nullptr;
+bool g_shrink = false;  // --shrink-buffers: the checker's own test (every buffer one element short must be caught)
+
+struct Region {
+  const char* what;
+  uintptr_t lo, hi;  // [lo, hi)
+};
+
+std::string show(const ladder_gemm_desc& d) {
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "step=%s M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " A=%#" PRIxPTR " lda=%" PRId64 " B=%#" PRIxPTR
+                " ldb=%" PRId64 " D=%#" PRIxPTR " ldd=%" PRId64 " ab=%d d=%d alpha=%g beta=%g C=%#" PRIxPTR " ldc=%" PRId64
+                " bias=%#" PRIxPTR " bias_dtype=%d act=%d epilogue=%d flags=%d",
+                d.step ? d.step : "(null)", d.M, d.N, d.K, reinterpret_cast<uintptr_t>(d.A), d.lda,
+                reinterpret_cast<uintptr_t>(d.B), d.ldb, reinterpret_cast<uintptr_t>(d.D), d.ldd, d.ab_dtype, d.d_dtype,
+                d.alpha, d.beta, reinterpret_cast<uintptr_t>(d.C), d.ldc, reinterpret_cast<uintptr_t>(d.bias),
+                d.bias_dtype, d.activation, d.epilogue, d.flags);
+  return buf;
+}
+
+size_t dtype_bytes(int32_t t) { return t == LADDER_DTYPE_F32 ? 4 : 2; }
+
+// A good descriptor and the buffers it names, laid out one after another from 2^40 with gaps between them, so that
+// a region that leaves its buffer lands in none (the fake's workspace blocks live from 2^60).
+struct Case {
+  ladder_gemm_desc d;
+  std::vector<Region> buffers;
+};
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  int64_t log_uniform(int64_t lo, int64_t hi) {
+    std::uniform_real_distribution<double> u(std::log(static_cast<double>(lo)), std::log(static_cast<double>(hi) + 1));
+    return std::min<int64_t>(hi, std::max<int64_t>(lo, static_cast<int64_t>(std::exp(u(rng_)))));
+  }
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+
+  Case make(const std::vector<std::string>& steps) {
+    static const int64_t kModel[] = {1024, 4096, 8192, 14336, 28672, 128256};
+    Case c{};
+    ladder_gemm_desc& d = c.d;
+    ladder_gemm_desc_init(&d);
+    const int regime = pick(10);
+    d.M = regime < 4 ? log_uniform(1, 64) : regime < 8 ? log_uniform(65, 20000) : log_uniform(1, INT32_MAX);
+    d.N = chance(0.4) ? kModel[pick(6)] : log_uniform(1, regime == 9 ? INT32_MAX : 70000);
+    d.K = chance(0.4) ? kModel[pick(5)] : log_uniform(1, regime == 9 ? INT32_MAX : 70000);
+    if (chance(0.2)) d.K += pick(7) + 1;  // K % 8 != 0 often
+    d.K = std::min<int64_t>(d.K, INT32_MAX - 8);
+    // Each matrix under 2^37 elements, 256 GB in fp16: more than a GPU holds (the extreme regime keeps one long side).
+    constexpr double kMaxElems = 137438953472.0;
+    while (static_cast<double>(d.M) * d.K > kMaxElems || static_cast<double>(d.N) * d.K > kMaxElems ||
+           static_cast<double>(d.M) * d.N > kMaxElems)
+      (d.K > 64 ? d.K : d.M > d.N ? d.M : d.N) /= 4;
+    d.ab_dtype = chance(0.5) ? LADDER_DTYPE_F16 : LADDER_DTYPE_BF16;
+    d.d_dtype = chance(0.2) ? LADDER_DTYPE_F32 : d.ab_dtype;
+    if (chance(0.5)) {  // the epilogue
+      if (chance(0.25)) {
+        d.epilogue = LADDER_EPILOGUE_SWIGLU;
+        d.N += d.N % 2;
+      } else {
+        d.activation = pick(5);
+      }
+      if (chance(0.3)) d.alpha = 0.5f;
+      if (chance(0.4)) {
+        d.bias_dtype = pick(3);
+        d.bias = reinterpret_cast<void*>(1);  // placed below
+      }
+      if (chance(0.4)) d.beta = chance(0.5) ? 1.0f : -0.25f;
+    }
+    const int64_t cols = d.epilogue == LADDER_EPILOGUE_SWIGLU ? d.N / 2 : d.N;
+    auto pad = [&](int64_t n) { return chance(0.7) ? (chance(0.5) ? 0 : n) : n + log_uniform(1, 300); };
+    d.lda = pad(d.K), d.ldb = pad(d.K), d.ldd = pad(cols);
+    const bool c_is_d = d.beta != 0.0f && chance(0.4);
+    if (d.beta != 0.0f && !c_is_d) d.ldc = pad(cols);
+    if (chance(0.3)) d.flags = LADDER_FLAG_B_STATIC;
+    d.step = steps[chance(0.7) ? 0 : pick(static_cast<int>(steps.size()))].c_str();
+
+    // Buffers: base 256-aligned, moved by whole elements now and then (TMA needs 16 bytes; best pads).
+    uintptr_t next = uintptr_t{1} << 40;
+    auto place = [&](const char* what, int64_t rows, int64_t row_len, int64_t ld, size_t elem) -> void* {
+      const int64_t ld_used = ld ? ld : row_len;
+      const size_t bytes = (static_cast<size_t>(rows - 1) * static_cast<size_t>(ld_used) + row_len) * elem;
+      const uintptr_t base = next + (chance(0.15) ? elem * (1 + pick(7)) : 0);
+      c.buffers.push_back({what, base, base + bytes - (g_shrink ? elem : 0)});
+      next = (base + bytes + (uintptr_t{1} << 20) + 255) / 256 * 256 + 256 * static_cast<uintptr_t>(pick(4096));
+      return reinterpret_cast<void*>(base);
+    };
+    d.A = place("A", d.M, d.K, d.lda, 2);
+    d.B = place("B", d.N, d.K, d.ldb, 2);
+    d.D = place("D", d.M, cols, d.ldd, dtype_bytes(d.d_dtype));
+    // ldc 0: D's leading dimension (itself 0: dense).
+    if (d.beta != 0.0f) d.C = c_is_d ? d.D : place("C", d.M, cols, d.ldc ? d.ldc : d.ldd, dtype_bytes(d.d_dtype));
+    if (d.bias) d.bias = place("bias", 1, d.N, 0, dtype_bytes(d.bias_dtype));
+    return c;
+  }
+
+  // One field made bad; the call must be refused before anything launches.
+  const char* break_one(ladder_gemm_desc& d) {
+    switch (pick(15)) {
+      case 0: d.M = -d.M; return "M <= 0";
+      case 1: d.N = 0; return "N = 0";
+      case 2: d.K = -1; return "K < 0";
+      case 3: d.lda = d.K - 1; if (d.lda == 0) d.lda = -1; return "lda < K";
+      case 4: d.ldb = -5; return "ldb < 0";
+      case 5: d.ab_dtype = 7; return "ab_dtype unknown";
+      case 6: d.d_dtype = d.ab_dtype == LADDER_DTYPE_F16 ? LADDER_DTYPE_BF16 : LADDER_DTYPE_F16; return "d_dtype mixed";
+      case 7: d.activation = 9; return "activation unknown";
+      case 8: d.beta = 1.0f, d.C = nullptr; return "beta without C";
+      case 9: d.alpha = std::nanf(""); return "alpha NaN";
+      case 10: d.struct_size -= 8; return "struct_size";
+      case 11: d.A = nullptr; return "A null";
+      case 12: d.flags = 0x40; return "unknown flag";
+      case 13: d.epilogue = LADDER_EPILOGUE_SWIGLU, d.activation = 0, d.N |= 1; return "odd N for SwiGLU";
+      default: d.D = reinterpret_cast<char*>(d.D) + 1; return "D not element-aligned";
+    }
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+struct Checker {
+  const ladder_gemm_desc& d;
+  const std::vector<Region>& buffers;
+  std::vector<std::string> broken;
+
+  void fail(const std::string& why) { broken.push_back(why); }
+
+  const Region* region_of(uintptr_t lo, uintptr_t hi, const FakeRecord& r) const {
+    static thread_local Region ws{"workspace", 0, 0};
+    for (const Region& b : buffers)
+      if (lo >= b.lo && hi <= b.hi) return &b;
+    for (size_t i = 0; i < r.n_allocations; ++i)
+      if (lo >= r.allocations[i].base && hi <= r.allocations[i].base + r.allocations[i].bytes)
+        return ws = {"workspace", r.allocations[i].base, r.allocations[i].base + r.allocations[i].bytes}, &ws;
+    return nullptr;
+  }
+
+  void launch(const FakeLaunch& l, size_t i) {
+    const std::string at = "launch " + std::to_string(i) + ": ";
+    if (l.grid[0] < 1 || l.grid[0] > 0x7fffffffu || l.grid[1] < 1 || l.grid[1] > 65535 || l.grid[2] < 1 || l.grid[2] > 65535)
+      fail(at + "grid out of range (" + std::to_string(l.grid[0]) + "," + std::to_string(l.grid[1]) + "," +
+           std::to_string(l.grid[2]) + ")");
+    const uint64_t threads = uint64_t{l.block[0]} * l.block[1] * l.block[2];
+    if (threads < 1 || threads > 1024 || l.block[2] > 64) fail(at + "block out of range");
+    if (l.smem > 227 * 1024) fail(at + "dynamic SMEM " + std::to_string(l.smem) + " over the 227 KB an SM gives a CTA");
+    if (l.smem > 48 * 1024 && (l.smem_attribute < 0 || static_cast<size_t>(l.smem_attribute) < l.smem))
+      fail(at + "dynamic SMEM " + std::to_string(l.smem) + " over 48 KB without the attribute raised to it (" +
+           std::to_string(l.smem_attribute) + ")");
+    if (l.cluster[0] || l.cluster[1] || l.cluster[2]) {
+      const uint64_t size = uint64_t{l.cluster[0]} * l.cluster[1] * l.cluster[2];
+      for (int a = 0; a < 3; ++a)
+        if (l.cluster[a] == 0 || l.grid[a] % l.cluster[a] != 0) fail(at + "the cluster does not divide the grid");
+      if (size > (l.nonportable ? 16u : 8u)) fail(at + "cluster of " + std::to_string(size) + " CTAs");
+    }
+    // One CTA must fit on an SM: 228 KB of SMEM an SM, 1 KB of it reserved a CTA, 2048 threads.
+    if (l.smem + 1024 > 228 * 1024 || threads > 2048) fail(at + "a CTA does not fit on an SM");
+  }
+
+  void map(const FakeMap& m, size_t i, const FakeRecord& r) {
+    const std::string at = "map " + std::to_string(i) + ": ";
+    if (!m.map_aligned64) fail(at + "the CUtensorMap is not 64-byte aligned");
+    if (m.base % 16) fail(at + "global address not 16-byte aligned");
+    for (unsigned a = 0; a < m.rank; ++a) {
+      if (m.dims[a] == 0 || m.dims[a] > (uint64_t{1} << 32)) fail(at + "global dim " + std::to_string(a) + " out of range");
+      if (m.box[a] == 0 || m.box[a] > 256) fail(at + "box dim " + std::to_string(a) + " out of range");
+      if (m.elem_strides[a] == 0 || m.elem_strides[a] > 8) fail(at + "element stride out of range");
+    }
+    for (unsigned a = 0; a + 1 < m.rank; ++a)
+      if (m.strides[a] % 16 || m.strides[a] >= (uint64_t{1} << 40)) fail(at + "global stride not a multiple of 16 below 2^40");
+    if (m.box[0] * m.elem_bytes % 16) fail(at + "the box's inner extent is not a multiple of 16 bytes");
+    if (m.swizzle_bytes && m.box[0] * m.elem_bytes > m.swizzle_bytes) fail(at + "the box's inner extent exceeds the swizzle span");
+    // Rows must not overlap (a row longer than the stride would read the next row where it should read zeros).
+    uint64_t extent = m.dims[0] * m.elem_bytes;
+    for (unsigned a = 1; a < m.rank; ++a) {
+      if (m.strides[a - 1] < extent) fail(at + "dim " + std::to_string(a - 1) + " is longer than the stride after it");
+      extent = (m.dims[a] - 1) * m.strides[a - 1] + extent;
+    }
+    if (!region_of(m.base, m.base + extent, r)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "map %zu: [%#" PRIxPTR ", %#" PRIxPTR ") lies in no buffer of the call", i, m.base,
+                    static_cast<uintptr_t>(m.base + extent));
+      fail(buf);
+    }
+  }
+
+  void record(const FakeRecord& r) {
+    if (r.n_launches == 0) fail("accepted, but nothing launched");
+    for (size_t i = 0; i < r.n_launches; ++i) launch(r.launches[i], i);
+    for (size_t i = 0; i < r.n_maps; ++i) map(r.maps[i], i, r);
+    for (size_t i = 0; i < r.n_memsets; ++i) {
+      const Region* g = region_of(r.memsets[i].base, r.memsets[i].base + r.memsets[i].bytes, r);
+      if (!g || std::strcmp(g->what, "workspace") != 0) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "memset %zu: [%#" PRIxPTR ", %#" PRIxPTR ") outside the workspace", i,
+                      r.memsets[i].base, static_cast<uintptr_t>(r.memsets[i].base + r.memsets[i].bytes));
+        fail(buf);
+        for (size_t a = 0; a < r.n_allocations; ++a)
+          std::printf("    allocation [%#" PRIxPTR ", +%zu)\n", r.allocations[a].base, r.allocations[a].bytes);
+      }
+    }
+  }
+};
+
+bool same_launches(const FakeRecord& a, const std::vector<FakeLaunch>& b) {
+  if (a.n_launches != b.size()) return false;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const FakeLaunch &x = a.launches[i], &y = b[i];
+    if (x.kernel != y.kernel || std::memcmp(x.grid, y.grid, sizeof x.grid) || std::memcmp(x.block, y.block, sizeof x.block) ||
+        std::memcmp(x.cluster, y.cluster, sizeof x.cluster) || x.smem != y.smem || x.pdl != y.pdl)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long cases = 20000;
+  uint64_t seed = 20261205;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--cases") && i + 1 < argc) cases = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
+    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
+    else if (!std::strcmp(argv[i], "--shrink-buffers")) g_shrink = true;
+    else return std::fprintf(stderr, "usage: launch_contract [--cases N] [--seed S] [--verbose] [--shrink-buffers]\n"), 2;
+  }
+  g_record = reinterpret_cast<RecordFn>(dlsym(RTLD_DEFAULT, "fake_cudart_record"));
+  g_recorded = reinterpret_cast<RecordedFn>(dlsym(RTLD_DEFAULT, "fake_cudart_recorded"));
+  if (!g_record || !g_recorded) {
+    std::fprintf(stderr, "launch_contract: the fake runtime is not loaded (LD_LIBRARY_PATH must name its libcudart.so.13)\n");
+    return 2;
+  }
+  std::vector<std::string> steps = {"best"};
+  for (int i = 0; i < ladder_step_count(); ++i) steps.push_back(ladder_step_id(i));
+
+  Generator gen(seed);
+  long accepted = 0, refused_good = 0, refused_bad = 0, launches = 0, maps = 0, failures = 0;
+  for (long n = 0; n < cases && failures < 20; ++n) {
+    Case c = gen.make(steps);
+    const bool bad = gen.chance(0.25);
+    const char* broken_field = bad ? gen.break_one(c.d) : nullptr;
+    const bool best = std::strcmp(c.d.step, "best") == 0;
+    std::vector<std::string> why;
+
+    g_record(1);
+    const char* plan = ladder_gemm_plan(&c.d);
+    const std::string plan_text = plan ? plan : "";
+    if (g_recorded().n_launches || g_recorded().n_allocations) why.push_back("ladder_gemm_plan launched or allocated");
+
+    g_record(1);
+    const int rc = ladder_gemm_v2(&c.d, nullptr);
+    const std::string message = ladder_last_error();
+    const FakeRecord r = g_recorded();
+    if (r.live_allocations) why.push_back(std::to_string(r.live_allocations) + " workspace blocks left allocated");
+    if (rc != LADDER_OK) {
+      if (message.empty()) why.push_back("refused (code " + std::to_string(rc) + ") without a message");
+      if (r.n_launches || r.n_memsets) why.push_back("refused after launching: " + message);
+      if (!bad && best) why.push_back("best refused a good descriptor: " + message);
+      // The plan needs no pointers: it may describe a call refused for its pointers only.
+      if (plan && rc != LADDER_ERROR_MISALIGNED && message.find("non-null") == std::string::npos)
+        why.push_back("the plan was given for a refused call");
+      ++(bad ? refused_bad : refused_good);
+    } else {
+      if (bad) why.push_back(std::string("accepted a descriptor with ") + broken_field);
+      if (plan_text.empty()) why.push_back("accepted, but ladder_gemm_plan failed: " + message);
+      Checker k{c.d, c.buffers, {}};
+      k.record(r);
+      why.insert(why.end(), k.broken.begin(), k.broken.end());
+      launches += static_cast<long>(r.n_launches), maps += static_cast<long>(r.n_maps);
+      const std::vector<FakeLaunch> first(r.launches, r.launches + r.n_launches);
+      g_record(1);
+      if (ladder_gemm_v2(&c.d, nullptr) != LADDER_OK || !same_launches(g_recorded(), first))
+        why.push_back("a second call launched something else");
+      ++accepted;
+    }
+    g_record(0);
+    if (verbose || !why.empty()) {
+      std::printf("%s case %ld: %s%s%s\n  -> %s\n", why.empty() ? "ok" : "FAIL", n, show(c.d).c_str(),
+                  bad ? "  [bad: " : "", bad ? (std::string(broken_field) + "]").c_str() : "",
+                  rc == LADDER_OK ? plan_text.c_str() : message.c_str());
+      for (const std::string& w : why) std::printf("  ! %s\n", w.c_str());
+    }
+    failures += !why.empty();
+  }
+  std::printf("launch_contract: seed %" PRIu64 ": %ld accepted (%ld launches, %ld tensor maps checked), %ld good "
+              "descriptors refused by a step, %ld bad ones refused; %ld cases broke the contract\n",
+              seed, accepted, launches, maps, refused_good, refused_bad, failures);
+  return failures ? 1 : 0;
+}
