@@ -45,6 +45,7 @@ bool g_shrink = false;  // --shrink-buffers: the checker's own test (every buffe
 struct Region {
   const char* what;
   uintptr_t lo, hi;  // [lo, hi)
+  uint64_t rows = 0, cols = 0, stride = 0;  // the matrix in it (bytes a row): a map over it must cover all of it
 };
 
 std::string show(const ladder_gemm_desc& d) {
@@ -126,7 +127,8 @@ class Generator {
       const int64_t ld_used = ld ? ld : row_len;
       const size_t bytes = (static_cast<size_t>(rows - 1) * static_cast<size_t>(ld_used) + row_len) * elem;
       const uintptr_t base = next + (chance(0.15) ? elem * (1 + pick(7)) : 0);
-      c.buffers.push_back({what, base, base + bytes - (g_shrink ? elem : 0)});
+      c.buffers.push_back({what, base, base + bytes - (g_shrink ? elem : 0), static_cast<uint64_t>(rows),
+                           static_cast<uint64_t>(row_len), static_cast<uint64_t>(ld_used) * elem});
       next = (base + bytes + (uintptr_t{1} << 20) + 255) / 256 * 256 + 256 * static_cast<uintptr_t>(pick(4096));
       return reinterpret_cast<void*>(base);
     };
@@ -221,7 +223,18 @@ struct Checker {
       if (m.strides[a - 1] < extent) fail(at + "dim " + std::to_string(a - 1) + " is longer than the stride after it");
       extent = (m.dims[a] - 1) * m.strides[a - 1] + extent;
     }
-    if (!region_of(m.base, m.base + extent, r)) {
+    // A map over a caller's matrix covers all of it, no more: a map short of K, of the rows or of the columns would
+    // leave part of the product out, and TMA reads zeros (or stores nothing) past the map.
+    const Region* in = region_of(m.base, m.base + extent, r);
+    if (in && in->rows && m.rank == 2 &&
+        (m.base != in->lo || m.dims[0] != in->cols || m.dims[1] != in->rows || m.strides[0] != in->stride)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "map %zu over %s: %" PRIu64 "x%" PRIu64 " (row %" PRIu64 " B) at +%" PRIuPTR
+                    ", not its %" PRIu64 "x%" PRIu64 " (row %" PRIu64 " B)", i, in->what, m.dims[1], m.dims[0],
+                    m.strides[0], m.base - in->lo, in->rows, in->cols, in->stride);
+      fail(buf);
+    }
+    if (!in) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "map %zu: [%#" PRIxPTR ", %#" PRIxPTR ") lies in no buffer of the call", i, m.base,
                     static_cast<uintptr_t>(m.base + extent));
