@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <vector>
 
 namespace {
@@ -24,12 +25,21 @@ constexpr int kSms = 132;
 constexpr int kGpcSms[8] = {18, 18, 16, 16, 16, 16, 16, 16};  // 132 SMs
 constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
 
-bool g_recording = false;
-std::vector<FakeLaunch> g_launches;
-std::vector<FakeMap> g_maps;
-std::vector<FakeRange> g_memsets, g_allocations;
+// Recording is per thread (each thread's calls are checked on their own); what the runtime keeps for the process (the
+// kernels' attributes, the pool) is shared, behind a mutex, as the real runtime's is thread-safe.
+thread_local bool g_recording = false;
+thread_local std::vector<FakeLaunch> g_launches;
+thread_local std::vector<FakeMap> g_maps;
+thread_local std::vector<FakeRange> g_memsets, g_allocations;
+std::mutex g_mu;
 std::map<const void*, int> g_smem_attribute;
 std::map<const void*, bool> g_nonportable;
+
+void kernel_attributes(FakeLaunch& l) {
+  std::lock_guard lock(g_mu);
+  if (auto it = g_smem_attribute.find(l.kernel); it != g_smem_attribute.end()) l.smem_attribute = it->second;
+  l.nonportable = g_nonportable[l.kernel];
+}
 
 int ctas_per_sm(int threads, size_t smem) {
   const int by_smem = static_cast<int>(kSmemPerSm / (smem + kSmemReservedPerCta));
@@ -87,6 +97,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 const char* cudaGetErrorString(cudaError_t) { return "fake runtime"; }
 cudaError_t cudaFuncSetAttribute(const void* f, cudaFuncAttribute attr, int value) {
+  std::lock_guard lock(g_mu);
   if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) g_smem_attribute[f] = value;
   if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) g_nonportable[f] = value != 0;
   return cudaSuccess;
@@ -114,8 +125,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void
         l.cluster[0] = a.val.clusterDim.x, l.cluster[1] = a.val.clusterDim.y, l.cluster[2] = a.val.clusterDim.z;
       if (a.id == cudaLaunchAttributeProgrammaticStreamSerialization) l.pdl = a.val.programmaticStreamSerializationAllowed;
     }
-    if (auto it = g_smem_attribute.find(f); it != g_smem_attribute.end()) l.smem_attribute = it->second;
-    l.nonportable = g_nonportable[f];
+    kernel_attributes(l);
     g_launches.push_back(l);
   }
   return cudaSuccess;
@@ -134,13 +144,14 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps*) {
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void*) { return cudaSuccess; }
 // The pool keeps what it maps, as ladder's real pool does (release threshold: unlimited): freed blocks are reused by
 // size. Device addresses are never dereferenced on the host, so the pool hands out addresses only, from a range of
-// its own (1 << 46 up), of any size.
+// its own (2^60 up, above launch_contract's buffers), of any size.
 std::map<size_t, std::vector<void*>> g_free;
 std::map<void*, size_t> g_size;
-uintptr_t g_next = uintptr_t{1} << 46;
-size_t g_live = 0;
+uintptr_t g_next = uintptr_t{1} << 60;
+thread_local size_t g_live = 0;  // blocks this thread allocated and has not freed
 cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t, cudaStream_t) {
   const size_t rounded = (bytes + 255) / 256 * 256;
+  std::lock_guard lock(g_mu);
   if (auto& v = g_free[rounded]; !v.empty()) {
     *p = v.back(), v.pop_back();
   } else {
@@ -153,6 +164,7 @@ cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t, cudaS
   return cudaSuccess;
 }
 cudaError_t cudaFreeAsync(void* p, cudaStream_t) {
+  std::lock_guard lock(g_mu);
   --g_live;
   return g_free[g_size[p]].push_back(p), cudaSuccess;
 }
@@ -204,8 +216,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t* k, const void* f) {
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void**, size_t smem, cudaStream_t) {
   if (g_recording) {
     const void* f = reinterpret_cast<const void*>(k);
-    FakeLaunch l{f, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, g_nonportable[f]};
-    if (auto it = g_smem_attribute.find(f); it != g_smem_attribute.end()) l.smem_attribute = it->second;
+    FakeLaunch l{f, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, false};
+    kernel_attributes(l);
     g_launches.push_back(l);
   }
   return cudaSuccess;

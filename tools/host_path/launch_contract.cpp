@@ -15,20 +15,23 @@
 // What it cannot check: what the kernels do with plain loads and stores (the pad copy, the register writeback, the
 // small-M kernel's stores): the GPU tests do.
 //
-//   launch_contract [--cases N] [--seed S] [--verbose]      exit 0: every case kept the contract
+//   launch_contract [--cases N] [--seed S] [--threads T] [--verbose]   exit 0: every case kept the contract
 //   launch_contract --shrink-buffers                         the checker's own test: each buffer is registered one
 //                                                            element short, so the maps that reach its end must fail
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_cudart.h"
@@ -271,31 +274,15 @@ bool same_launches(const FakeRecord& a, const std::vector<FakeLaunch>& b) {
   return true;
 }
 
-}  // namespace
+struct Totals {
+  std::atomic<long> accepted{0}, refused_good{0}, refused_bad{0}, launches{0}, maps{0}, failures{0};
+};
+std::mutex g_print;
 
-int main(int argc, char** argv) {
-  long cases = 20000;
-  uint64_t seed = 20261205;
-  bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--cases") && i + 1 < argc) cases = std::atol(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
-    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
-    else if (!std::strcmp(argv[i], "--shrink-buffers")) g_shrink = true;
-    else return std::fprintf(stderr, "usage: launch_contract [--cases N] [--seed S] [--verbose] [--shrink-buffers]\n"), 2;
-  }
-  g_record = reinterpret_cast<RecordFn>(dlsym(RTLD_DEFAULT, "fake_cudart_record"));
-  g_recorded = reinterpret_cast<RecordedFn>(dlsym(RTLD_DEFAULT, "fake_cudart_recorded"));
-  if (!g_record || !g_recorded) {
-    std::fprintf(stderr, "launch_contract: the fake runtime is not loaded (LD_LIBRARY_PATH must name its libcudart.so.13)\n");
-    return 2;
-  }
-  std::vector<std::string> steps = {"best"};
-  for (int i = 0; i < ladder_step_count(); ++i) steps.push_back(ladder_step_id(i));
-
+// `cases` descriptors from `seed`, checked one by one on this thread (the fake runtime records per thread).
+void run(uint64_t seed, long cases, bool verbose, const std::vector<std::string>& steps, Totals& t) {
   Generator gen(seed);
-  long accepted = 0, refused_good = 0, refused_bad = 0, launches = 0, maps = 0, failures = 0;
-  for (long n = 0; n < cases && failures < 20; ++n) {
+  for (long n = 0; n < cases && t.failures < 20; ++n) {
     Case c = gen.make(steps);
     const bool bad = gen.chance(0.25);
     const char* broken_field = bad ? gen.break_one(c.d) : nullptr;
@@ -319,31 +306,69 @@ int main(int argc, char** argv) {
       // The plan needs no pointers: it may describe a call refused for its pointers only.
       if (plan && rc != LADDER_ERROR_MISALIGNED && message.find("non-null") == std::string::npos)
         why.push_back("the plan was given for a refused call");
-      ++(bad ? refused_bad : refused_good);
+      ++(bad ? t.refused_bad : t.refused_good);
     } else {
       if (bad) why.push_back(std::string("accepted a descriptor with ") + broken_field);
       if (plan_text.empty()) why.push_back("accepted, but ladder_gemm_plan failed: " + message);
       Checker k{c.d, c.buffers, {}};
       k.record(r);
       why.insert(why.end(), k.broken.begin(), k.broken.end());
-      launches += static_cast<long>(r.n_launches), maps += static_cast<long>(r.n_maps);
+      t.launches += static_cast<long>(r.n_launches), t.maps += static_cast<long>(r.n_maps);
       const std::vector<FakeLaunch> first(r.launches, r.launches + r.n_launches);
       g_record(1);
       if (ladder_gemm_v2(&c.d, nullptr) != LADDER_OK || !same_launches(g_recorded(), first))
         why.push_back("a second call launched something else");
-      ++accepted;
+      ++t.accepted;
     }
     g_record(0);
     if (verbose || !why.empty()) {
-      std::printf("%s case %ld: %s%s%s\n  -> %s\n", why.empty() ? "ok" : "FAIL", n, show(c.d).c_str(),
+      std::lock_guard lock(g_print);
+      std::printf("%s case %" PRIu64 "/%ld: %s%s%s\n  -> %s\n", why.empty() ? "ok" : "FAIL", seed, n, show(c.d).c_str(),
                   bad ? "  [bad: " : "", bad ? (std::string(broken_field) + "]").c_str() : "",
                   rc == LADDER_OK ? plan_text.c_str() : message.c_str());
       for (const std::string& w : why) std::printf("  ! %s\n", w.c_str());
     }
-    failures += !why.empty();
+    t.failures += !why.empty();
   }
-  std::printf("launch_contract: seed %" PRIu64 ": %ld accepted (%ld launches, %ld tensor maps checked), %ld good "
-              "descriptors refused by a step, %ld bad ones refused; %ld cases broke the contract\n",
-              seed, accepted, launches, maps, refused_good, refused_bad, failures);
-  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long cases = 20000;
+  uint64_t seed = 20261205;
+  int threads = 1;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--cases") && i + 1 < argc) cases = std::atol(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
+    else if (!std::strcmp(argv[i], "--shrink-buffers")) g_shrink = true;
+    else
+      return std::fprintf(stderr, "usage: launch_contract [--cases N] [--seed S] [--threads T] [--verbose] "
+                                  "[--shrink-buffers]\n"), 2;
+  }
+  g_record = reinterpret_cast<RecordFn>(dlsym(RTLD_DEFAULT, "fake_cudart_record"));
+  g_recorded = reinterpret_cast<RecordedFn>(dlsym(RTLD_DEFAULT, "fake_cudart_recorded"));
+  if (!g_record || !g_recorded) {
+    std::fprintf(stderr, "launch_contract: the fake runtime is not loaded (LD_LIBRARY_PATH must name its libcudart.so.13)\n");
+    return 2;
+  }
+  std::vector<std::string> steps = {"best"};
+  for (int i = 0; i < ladder_step_count(); ++i) steps.push_back(ladder_step_id(i));
+
+  // Several threads call the library at once, each with its own descriptors (seed, seed + 1, ...): the library's
+  // caches (tensor maps, occupancy, attributes, the pool) are shared; each thread's calls are checked on their own.
+  Totals t;
+  std::vector<std::thread> pool;
+  for (int k = 0; k < threads; ++k)
+    pool.emplace_back(run, seed + static_cast<uint64_t>(k), cases / threads + (k < cases % threads), verbose,
+                      std::cref(steps), std::ref(t));
+  for (std::thread& th : pool) th.join();
+  std::printf("launch_contract: seed %" PRIu64 ", %d thread%s: %ld accepted (%ld launches, %ld tensor maps checked), "
+              "%ld good descriptors refused by a step, %ld bad ones refused; %ld cases broke the contract\n",
+              seed, threads, threads == 1 ? "" : "s", t.accepted.load(), t.launches.load(), t.maps.load(),
+              t.refused_good.load(), t.refused_bad.load(), t.failures.load());
+  return t.failures ? 1 : 0;
 }
