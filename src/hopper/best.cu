@@ -413,7 +413,11 @@ std::string check(const detail::Problem& p) {
 }
 
 std::string describe(const detail::Problem& p) {
-  const Choice c = choose(p);
+  // The choice for the problem as launched: rows TMA cannot read run from the zero-padded copies (launch), whose K
+  // is a multiple of 8 (the launch contract found plans that named another kernel than the padded launch ran).
+  detail::Problem q = p;
+  if (!tma_rows(p)) q.K = q.lda = q.ldb = (p.K + 7) / 8 * 8;
+  const Choice c = choose(q);
   char est[128];
   char fit[48] = "";
   if (c.fit_candidate) std::snprintf(fit, sizeof fit, ", fitted %.1f us", c.fit.us);
@@ -421,15 +425,13 @@ std::string describe(const detail::Problem& p) {
                 tma_rows(p) ? "" : "; rows padded to K % 8 == 0 first");
   std::string what;
   if (c.kernel == Kernel::small_m) {
-    detail::Problem q = p;
-    q.K = (p.K + 7) / 8 * 8;
     what = small_m::describe(q, pdl_on());
   } else {
     what = std::string(name_of(c.kernel));
     if (c.kernel == Kernel::coop1) {
       what += " 128x256 cluster 1, stream-K, TMA-store writeback";
     } else if (c.kernel == Kernel::coop_fit) {
-      require_fit_tile(c.fit, p);
+      require_fit_tile(c.fit, q);
       what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster) +
               ", register writeback";
     } else {

@@ -35,8 +35,12 @@ std::mutex g_mu;
 std::map<const void*, int> g_smem_attribute;
 std::map<const void*, bool> g_nonportable;
 
+std::map<const void*, const char*> g_kernel_names;  // host stub → device function name (__cudaRegisterFunction)
+
 void kernel_attributes(FakeLaunch& l) {
   std::lock_guard lock(g_mu);
+  auto name = g_kernel_names.find(l.kernel);
+  l.name = name != g_kernel_names.end() ? name->second : "";
   if (auto it = g_smem_attribute.find(l.kernel); it != g_smem_attribute.end()) l.smem_attribute = it->second;
   l.nonportable = g_nonportable[l.kernel];
 }
@@ -117,7 +121,7 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* n, const void*, const cudaLaunch
 }
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void**) {
   if (g_recording) {
-    FakeLaunch l{f, {c->gridDim.x, c->gridDim.y, c->gridDim.z}, {c->blockDim.x, c->blockDim.y, c->blockDim.z},
+    FakeLaunch l{f, "", {c->gridDim.x, c->gridDim.y, c->gridDim.z}, {c->blockDim.x, c->blockDim.y, c->blockDim.z},
                  {0, 0, 0}, c->dynamicSmemBytes, false, -1, false};
     for (unsigned i = 0; i < c->numAttrs; ++i) {
       const cudaLaunchAttribute& a = c->attrs[i];
@@ -189,7 +193,11 @@ void** __cudaRegisterFatBinary(void*) {
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
 void __cudaUnregisterFatBinary(void**) {}
-void __cudaRegisterFunction(void**, const char*, char*, const char*, int, uint3*, uint3*, dim3*, dim3*, int*) {}
+void __cudaRegisterFunction(void**, const char* host_fun, char* device_fun, const char*, int, uint3*, uint3*, dim3*,
+                            dim3*, int*) {
+  std::lock_guard lock(g_mu);
+  g_kernel_names[host_fun] = device_fun;
+}
 // <<<grid, block, smem, stream>>> pushes its configuration; the generated stub pops it and passes it to the launch.
 struct CallConfiguration {
   dim3 grid, block;
@@ -216,7 +224,7 @@ cudaError_t __cudaGetKernel(cudaKernel_t* k, const void* f) {
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void**, size_t smem, cudaStream_t) {
   if (g_recording) {
     const void* f = reinterpret_cast<const void*>(k);
-    FakeLaunch l{f, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, false};
+    FakeLaunch l{f, "", {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, false};
     kernel_attributes(l);
     g_launches.push_back(l);
   }

@@ -9,6 +9,7 @@ extern "C" {
 
 struct FakeLaunch {
   const void* kernel;
+  const char* name;  // the device function's (mangled) name, as nvcc's registration gave it; "" if unregistered
   unsigned grid[3], block[3], cluster[3];  // cluster {0,0,0}: none given at launch
   size_t smem;
   bool pdl;

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -263,6 +264,52 @@ struct Checker {
   }
 };
 
+// best's plan names what runs: its family, tile, writeback, split and CTAs against the kernel of the call's last
+// launch (the GEMM; the pad copies come first), read from the kernel's mangled name (its Config's template arguments)
+// and the launch. Empty if they agree.
+std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
+  static const std::regex small_m_plan(R"(small-M: .* (\d+) weight rows x (\d+) tokens per tile, K split (\d+) .* (\d+) CTAs)");
+  static const std::regex small_m_name(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
+  static const std::regex pingpong_name(R"(pingpong_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi)");
+  static const std::regex coop_name(
+      R"(cooperative_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELb([01])EEE(?:6__half|13__nv_bfloat16)Lb([01]))");
+  static const std::regex fit_plan(R"(coop_fit 128x(\d+) cluster (\d+))");
+  const std::string name = l.name ? l.name : "", family = plan.substr(0, plan.find_first_of(" ,:"));
+  std::smatch pm, km;
+  auto said = [&](const std::string& what) { return "the plan says " + what + " but the kernel is " + name; };
+  if ((plan.find("programmatic dependent launch") != std::string::npos) != l.pdl)
+    return l.pdl ? "launched with PDL, which the plan does not say" : "the plan says PDL, the launch has none";
+  if (family == "small-M") {
+    if (!std::regex_search(plan, pm, small_m_plan) || !std::regex_search(name, km, small_m_name)) return said("small-M");
+    if (64 * std::stoi(km[1]) != std::stoi(pm[1]) || std::stoi(km[2]) != std::stoi(pm[2]))
+      return said(pm[1].str() + " weight rows x " + pm[2].str() + " tokens");
+    if (l.cluster[0] != std::stoul(pm[3])) return "the plan says K split " + pm[3].str() + ", the cluster is " + std::to_string(l.cluster[0]);
+    if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
+    return {};
+  }
+  if (family == "pingpong" || family == "pingpong_narrow") {
+    if (!std::regex_search(name, km, pingpong_name)) return said(family);
+    return std::stoi(km[4]) == (family == "pingpong" ? 128 : 64) ? std::string() : said(family);
+  }
+  if (family.rfind("coop", 0) != 0) return "unknown family in the plan";
+  if (!std::regex_search(name, km, coop_name)) return said(family);
+  const int tile_n = std::stoi(km[4]), cluster = std::stoi(km[5]);
+  const bool defer = km[6] == "1", tma = km[7] == "1";
+  if (plan.find("TMA-store writeback") != std::string::npos && !tma) return said("a TMA-store writeback");
+  if (plan.find("register writeback") != std::string::npos && tma) return said("a register writeback");
+  if ((plan.find("deferred") != std::string::npos) != defer) return said(defer ? "no deferred activation" : "a deferred activation");
+  if (family == "coop_fit") {
+    if (!std::regex_search(plan, pm, fit_plan) || tile_n != std::stoi(pm[1]) || cluster != std::stoi(pm[2])) return said("this fitted tile");
+  } else if (family == "coop1") {
+    if (tile_n != 256 || cluster != 1) return said("coop1");
+  } else if (family == "coop192") {
+    if (tile_n != 192 || cluster != 2) return said("coop192");
+  } else if (tile_n != 256 || cluster != 2) {
+    return said(family);
+  }
+  return {};
+}
+
 bool same_launches(const FakeRecord& a, const std::vector<FakeLaunch>& b) {
   if (a.n_launches != b.size()) return false;
   for (size_t i = 0; i < b.size(); ++i) {
@@ -313,6 +360,9 @@ void run(uint64_t seed, long cases, bool verbose, const std::vector<std::string>
       Checker k{c.d, c.buffers, {}};
       k.record(r);
       why.insert(why.end(), k.broken.begin(), k.broken.end());
+      if (best && r.n_launches && plan_text.rfind("best -> ", 0) == 0)
+        if (std::string e = plan_mismatch(plan_text.substr(8), r.launches[r.n_launches - 1]); !e.empty())
+          why.push_back("plan: " + e);
       t.launches += static_cast<long>(r.n_launches), t.maps += static_cast<long>(r.n_maps);
       const std::vector<FakeLaunch> first(r.launches, r.launches + r.n_launches);
       g_record(1);
