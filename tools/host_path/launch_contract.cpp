@@ -310,6 +310,46 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
   return {};
 }
 
+// The small-M kernel's grid is the output's tiles, one CTA a tile and K slice: its token tiles must cover M and its
+// weight-row blocks D's columns, with none empty (an uncovered part of D would never be written).
+std::string small_m_coverage(const ladder_gemm_desc& d, const FakeLaunch& l) {
+  static const std::regex small_m_name(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
+  std::smatch km;
+  const std::string name = l.name ? l.name : "";
+  if (name.find("small_m_kernel") == std::string::npos) return {};
+  if (!std::regex_search(name, km, small_m_name)) return "a small-M kernel whose Config cannot be read: " + name;
+  const bool swiglu = d.epilogue == LADDER_EPILOGUE_SWIGLU;
+  const int64_t n_tok = std::stoi(km[2]), out_tile = 64 * std::stoi(km[1]) / (swiglu ? 2 : 1);
+  const int64_t out_cols = swiglu ? d.N / 2 : d.N, split = l.cluster[0] ? l.cluster[0] : 1;
+  if (l.grid[0] % split) return "small-M: the grid's x is not a whole number of clusters";
+  const int64_t tok_tiles = l.grid[0] / split;
+  if (tok_tiles * n_tok < d.M || (tok_tiles - 1) * n_tok >= d.M)
+    return "small-M: " + std::to_string(tok_tiles) + " token tiles of " + std::to_string(n_tok) + " for M = " + std::to_string(d.M);
+  if (l.grid[1] * out_tile < out_cols || (l.grid[1] - 1) * out_tile >= out_cols)
+    return "small-M: " + std::to_string(l.grid[1]) + " blocks of " + std::to_string(out_tile) + " columns for " +
+           std::to_string(out_cols);
+  return {};
+}
+
+// The top of the Hopper ladder launches the families' kernels: each step its own kernel, and PDL only from h13 (h13
+// is h12 with PDL; best launches with it too, checked against its plan).
+std::string step_mismatch(const char* step, const FakeLaunch& l) {
+  struct Want {
+    const char* step;
+    const char* kernel;
+    bool pdl;
+  };
+  static const Want kWant[] = {{"h09", "cooperative_kernel", false}, {"h10", "pingpong_kernel", false},
+                               {"h11", "cooperative_kernel", false}, {"h12", "small_m_kernel", false},
+                               {"h13", "small_m_kernel", true}};
+  const std::string name = l.name ? l.name : "";
+  for (const Want& w : kWant)
+    if (!std::strcmp(step, w.step) && (name.find(w.kernel) == std::string::npos || l.pdl != w.pdl))
+      return std::string(step) + " should launch " + w.kernel + (w.pdl ? " with" : " without") + " PDL; launched " +
+             name + (l.pdl ? " with PDL" : "");
+  return {};
+}
+
 bool same_launches(const FakeRecord& a, const std::vector<FakeLaunch>& b) {
   if (a.n_launches != b.size()) return false;
   for (size_t i = 0; i < b.size(); ++i) {
@@ -360,6 +400,11 @@ void run(uint64_t seed, long cases, bool verbose, const std::vector<std::string>
       Checker k{c.d, c.buffers, {}};
       k.record(r);
       why.insert(why.end(), k.broken.begin(), k.broken.end());
+      if (r.n_launches) {
+        const FakeLaunch& gemm = r.launches[r.n_launches - 1];
+        if (std::string e = small_m_coverage(c.d, gemm); !e.empty()) why.push_back(e);
+        if (std::string e = step_mismatch(c.d.step, gemm); !e.empty()) why.push_back(e);
+      }
       if (best && r.n_launches && plan_text.rfind("best -> ", 0) == 0)
         if (std::string e = plan_mismatch(plan_text.substr(8), r.launches[r.n_launches - 1]); !e.empty())
           why.push_back("plan: " + e);
