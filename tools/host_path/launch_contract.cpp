@@ -11,7 +11,10 @@
 //     overlap, and a region inside one buffer: A, B, C, D, the bias, or a workspace block allocated in the call.
 //     TMA reads and writes only inside the map, so no kernel's TMA leaves the caller's buffers;
 //   • every memset lies inside a workspace block; every block is freed by the end of the call;
-//   • ladder_gemm_plan launches nothing, and the same call twice launches the same kernels with the same shapes.
+//   • ladder_gemm_plan launches nothing, and the same call twice launches the same kernels with the same shapes;
+//     ladder_gemm and ladder_gemm_ld launch what ladder_gemm_v2 does for the same plain fp16 GEMM;
+//   • best's plan names the kernel that runs (family, tile, writeback, split, CTAs, PDL), small-M's grid covers D
+//     exactly, and h09-h13 launch their own family's kernel (PDL at h13 only).
 // What it cannot check: what the kernels do with plain loads and stores (the pad copy, the register writeback, the
 // small-M kernel's stores): the GPU tests do.
 //
@@ -413,6 +416,21 @@ void run(uint64_t seed, long cases, bool verbose, const std::vector<std::string>
       g_record(1);
       if (ladder_gemm_v2(&c.d, nullptr) != LADDER_OK || !same_launches(g_recorded(), first))
         why.push_back("a second call launched something else");
+      // The first two entry points take the plain fp16 GEMM: they must launch what the descriptor does.
+      const ladder_gemm_desc& d = c.d;
+      if (d.ab_dtype == LADDER_DTYPE_F16 && d.d_dtype == LADDER_DTYPE_F16 && d.epilogue == 0 && d.activation == 0 &&
+          d.alpha == 1.0f && d.beta == 0.0f && !d.bias && !d.flags) {
+        g_record(1);
+        const int64_t ldd = d.ldd ? d.ldd : d.N;
+        if (ladder_gemm_ld(d.A, d.lda ? d.lda : d.K, d.B, d.ldb ? d.ldb : d.K, d.D, ldd, d.M, d.N, d.K, d.step, nullptr) !=
+                LADDER_OK || !same_launches(g_recorded(), first))
+          why.push_back("ladder_gemm_ld launched something else than ladder_gemm_v2");
+        if (!d.lda && !d.ldb && !d.ldd) {
+          g_record(1);
+          if (ladder_gemm(d.A, d.B, d.D, d.M, d.N, d.K, d.step, nullptr) != LADDER_OK || !same_launches(g_recorded(), first))
+            why.push_back("ladder_gemm launched something else than ladder_gemm_v2");
+        }
+      }
       ++t.accepted;
     }
     g_record(0);
