@@ -48,8 +48,10 @@ void validate_pointers(const Problem& p, const Step& s) {
   if (!p.A || !p.B || !p.D) throw Error(LADDER_ERROR_INVALID_ARGUMENT, "A, B and D must be non-null device pointers");
   const auto a = static_cast<uintptr_t>(s.pointer_alignment);
   auto ok = [](const void* q, uintptr_t n) { return reinterpret_cast<uintptr_t>(q) % n == 0; };
-  // The teaching steps also store D with 16-byte vectors or TMA; the fused steps store it element-wise.
-  if (!ok(p.A, a) || !ok(p.B, a) || !ok(p.D, s.fused ? dtype_bytes(p.d) : a))
+  // The teaching steps also store D with 16-byte vectors or TMA; the fused steps store it element-wise, but for
+  // those that always store it by TMA (Step::d_alignment).
+  const uintptr_t d_align = s.d_alignment ? static_cast<uintptr_t>(s.d_alignment) : s.fused ? dtype_bytes(p.d) : a;
+  if (!ok(p.A, a) || !ok(p.B, a) || !ok(p.D, d_align))
     throw Error(LADDER_ERROR_MISALIGNED,
                 std::string(s.id) + ": A, B and D must be " + std::to_string(a) + "-byte aligned" +
                     (a == 16 ? " (16-byte vectors and TMA; step 'best' takes any element-aligned pointer)" : ""));

@@ -53,6 +53,9 @@ struct Step {
   bool fused = false;
   // Optional: what the step launches for this problem, in words (tile, split, kernel family); `plan` shows it.
   std::string (*describe)(const Problem&) = nullptr;
+  // Alignment (bytes) D's base needs; 0: pointer_alignment, or D's element size for a fused step (best's register
+  // writeback stores elements). 16 where D is always written by TMA stores (h09-h11).
+  int d_alignment = 0;
 };
 
 std::span<const Step* const> registry();

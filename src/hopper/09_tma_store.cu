@@ -23,5 +23,6 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
 extern const ladder::detail::Step step_h09 = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "TMA-store epilogue",
     "h08's kernel writing D through stmatrix -> swizzled SMEM -> TMA store instead of register stores",
-    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores)", ladder::hopper::cooperative::check,
-    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true};
+    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores; D 16-byte aligned)", ladder::hopper::cooperative::check,
+    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true, /*describe=*/nullptr,
+    /*d_alignment=*/16};

@@ -25,5 +25,6 @@ extern const ladder::detail::Step step_h10 = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "ping-pong",
     "two consumer warpgroups own alternate 128x128 tiles (ping-pong) so one's TMA-store writeback overlaps the "
     "other's wgmmas",
-    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores)", ladder::hopper::pingpong::check,
-    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true};
+    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores; D 16-byte aligned)", ladder::hopper::pingpong::check,
+    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true, /*describe=*/nullptr,
+    /*d_alignment=*/16};

@@ -24,5 +24,6 @@ extern const ladder::detail::Step step_h11 = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "stream-K",
     "beyond the book: h09's kernel with the partial last wave split into K-tile units over all clusters; owners "
     "add the partials in worker order",
-    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores)", ladder::hopper::cooperative::check,
-    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true};
+    "any M, N >= 1; K % 8 == 0; lda, ldb, ldd % 8 == 0 (TMA loads and stores; D 16-byte aligned)", ladder::hopper::cooperative::check,
+    ladder::hopper::launch, {}, nullptr, /*pointer_alignment=*/16, /*fused=*/true, /*describe=*/nullptr,
+    /*d_alignment=*/16};

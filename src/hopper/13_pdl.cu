@@ -14,8 +14,12 @@ namespace {
 
 constexpr char kId[] = "h13";
 
-void launch(const detail::Problem& p, cudaStream_t stream) { small_m::launch(p, stream, /*pdl=*/true, kId); }
-std::string describe(const detail::Problem& p) { return std::string(kId) + " " + small_m::describe(p, /*pdl=*/true); }
+void launch(const detail::Problem& p, cudaStream_t stream) {
+  small_m::launch(small_m::caller_b_static(p), stream, /*pdl=*/true, kId);
+}
+std::string describe(const detail::Problem& p) {
+  return std::string(kId) + " " + small_m::describe(small_m::caller_b_static(p), /*pdl=*/true);
+}
 
 }  // namespace
 }  // namespace ladder::hopper

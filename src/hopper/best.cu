@@ -363,7 +363,9 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
     if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
   };
   switch (c.kernel) {
-    case Kernel::small_m: return small_m::launch(p, stream, pdl, kStepId);  // h13's launch
+    case Kernel::small_m:
+      needs(small_m::grid_fits(p), "needs D's columns in 65535 blocks of the tile's weight rows (the grid's y limit)");
+      return small_m::launch(p, stream, pdl, kStepId);  // h13's launch
     case Kernel::pingpong:
       needs(tma_store, "needs a D that TMA can store");
       return pingpong::launch(p, stream, pingpong::Tile::square, pdl, kStepId);
@@ -390,9 +392,20 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
   }
 }
 
-void launch(const detail::Problem& p, cudaStream_t stream) {
-  if (detail::tuning().kernel == "coop_fit") require_fit_tile(fit_pick(p), p);
-  if (tma_rows(p)) return run_aligned(p, stream);
+// The problem as the kernels see it, for launch() and describe() alike: B static as the caller said (or the knob);
+// rows TMA cannot read replaced by their zero-padded copies (K a multiple of 8; launch() points A and B at them),
+// whose B the pad kernel has just written, so never static. (A plan chosen for the unpadded problem could name
+// another kernel than ran: the launch contract found it.)
+detail::Problem as_launched(const detail::Problem& call) {
+  detail::Problem q = small_m::caller_b_static(call);
+  if (!tma_rows(call)) q.K = q.lda = q.ldb = (call.K + 7) / 8 * 8, q.b_static = false;
+  return q;
+}
+
+void launch(const detail::Problem& call, cudaStream_t stream) {
+  if (detail::tuning().kernel == "coop_fit") require_fit_tile(fit_pick(as_launched(call)), call);
+  if (tma_rows(call)) return run_aligned(as_launched(call), stream);
+  const detail::Problem& p = call;
   const int64_t Kp = (p.K + 7) / 8 * 8;
   const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
       b(p.N * Kp * sizeof(__half), stream, "best (padding)");  // freed on the stream after the GEMM
@@ -401,8 +414,8 @@ void launch(const detail::Problem& p, cudaStream_t stream) {
   pad_rows_kernel<<<1024, 256, 0, stream>>>(p.A, p.lda, p.M, p.K, pa, Kp);
   pad_rows_kernel<<<1024, 256, 0, stream>>>(p.B, p.ldb, p.N, p.K, pb, Kp);
   detail::check_launch("best (padding)");
-  detail::Problem padded = p;  // dtype and epilogue carry over; the zeros add nothing to D
-  padded.A = pa, padded.B = pb, padded.K = Kp, padded.lda = Kp, padded.ldb = Kp;
+  detail::Problem padded = as_launched(p);  // dtype and epilogue carry over; the zeros add nothing to D
+  padded.A = pa, padded.B = pb;
   run_aligned(padded, stream);
 }
 
@@ -413,10 +426,7 @@ std::string check(const detail::Problem& p) {
 }
 
 std::string describe(const detail::Problem& p) {
-  // The choice for the problem as launched: rows TMA cannot read run from the zero-padded copies (launch), whose K
-  // is a multiple of 8 (the launch contract found plans that named another kernel than the padded launch ran).
-  detail::Problem q = p;
-  if (!tma_rows(p)) q.K = q.lda = q.ldb = (p.K + 7) / 8 * 8;
+  const detail::Problem q = as_launched(p);
   const Choice c = choose(q);
   char est[128];
   char fit[48] = "";

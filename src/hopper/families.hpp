@@ -25,8 +25,6 @@ inline bool c_tma_loadable(const detail::Problem& p) {
 inline std::string require_tma_store(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ldd % 8 != 0) return "ldd (N when dense) must be a multiple of 8: D is written by TMA stores";
-  if (reinterpret_cast<uintptr_t>(p.D) % 16 != 0)
-    return "D must be 16-byte aligned: it is written by TMA stores (step 'best' takes any element-aligned D)";
   if (p.d == DType::f32) return "D must be fp16 or bf16: it is written by TMA stores (step 'best' takes an fp32 D)";
   if (!c_tma_loadable(p))
     return "C (beta != 0) needs ldc % 8 == 0 and a 16-byte aligned base: it is read by TMA loads (step 'best' takes any C)";
@@ -84,7 +82,8 @@ namespace small_m {
 void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id);
 std::string check(const detail::Problem& p);
 std::string describe(const detail::Problem& p, bool pdl);
-// Its grid's y is a block of 32 or more output columns (D's rows, swapped) each: N/32 (SwiGLU's N/2 / 32) ≤ 65535.
+// Its grid's y is one block of weight rows (D's columns, swapped) each, at most 65535 of them: checked for 64-row
+// blocks (32 columns of D with SwiGLU), exact for every tile up to 32 tokens and safe for the 128-row tiles above.
 bool grid_fits(const detail::Problem& p);
 
 // The tile for M tokens: one warpgroup of 64 weight rows and the narrowest N_TOK ≥ M up to 32; for 33–64 tokens
@@ -154,6 +153,14 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   const bool one_wave_64 = tok == 0 && p.M <= 512 && !p.ep.swiglu && p.K <= 4096 && tiles_64 <= detail::sm_count();
   consumers = wg != 0 ? wg : narrow || one_wave_64 ? 1 : 2;
   n_tok = consumers == 1 ? 64 : tok != 0 ? tok : fitted_tokens(p.M, p.K, tiles_128, detail::sm_count());
+}
+
+// B as the caller declared it (LADDER_FLAG_B_STATIC), or every caller's B under LADDER_TUNE bstatic=1 (a measurement
+// knob). Applied where a call enters a step (best, h13), not in the kernel's launch: best's zero-padded copy of B,
+// which its pad kernel has just written, must never be loaded before the wait.
+inline detail::Problem caller_b_static(detail::Problem p) {
+  p.b_static = p.b_static || detail::tuning().bstatic == 1;
+  return p;
 }
 }  // namespace small_m
 

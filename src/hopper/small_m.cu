@@ -7,12 +7,20 @@ void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char*
   dispatch(p, [&]<class Cfg>() { launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, step_id), pdl, step_id); });
 }
 
-bool grid_fits(const detail::Problem& p) { return (p.out_cols() + 31) / 32 <= 65535; }
+namespace {
+// One row of the grid a block of D's columns: the tile's weight rows, half of them with SwiGLU (gate and up). 64 rows
+// (the narrowest tile): which tile runs depends on the device's SMs, and a step's check needs no device.
+int64_t out_block(const detail::Problem& p) { return p.ep.swiglu ? 32 : 64; }
+}  // namespace
+
+bool grid_fits(const detail::Problem& p) { return (p.out_cols() + out_block(p) - 1) / out_block(p) <= 65535; }
 
 std::string check(const detail::Problem& p) {
   if (auto e = detail::require_tma_rows(p); !e.empty()) return e;
   if (p.ep.swiglu && p.N % 2 != 0) return "SwiGLU needs an even N (B = [gate; up])";
-  if (!grid_fits(p)) return "N must be at most 2097120 (65535 row blocks)";
+  if (!grid_fits(p))
+    return "D's columns must fit 65535 blocks of " + std::to_string(out_block(p)) + " (the grid's y limit): N at most " +
+           std::to_string(65535 * out_block(p) * (p.ep.swiglu ? 2 : 1));
   return {};
 }
 
@@ -21,7 +29,8 @@ std::string describe(const detail::Problem& p, bool pdl) {
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
          " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
-         " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "");
+         " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "") +
+         (pdl && p.b_static ? ", first weight stages loaded before the wait (B static)" : "");
 }
 
 }  // namespace ladder::hopper::small_m

@@ -610,11 +610,10 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const bool push = tune.post == 3 && pl.split > 1 &&
                     Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <=
                         int64_t{pl.stages} * Cfg::kStageBytes;
-  const bool b_static = p.b_static || tune.bstatic == 1;  // bstatic=1: a measurement knob (tuning.hpp)
   const bool lone_sync = tune.post == 1 || tune.post == 3;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
+                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
                   lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, push ? 1 : 0};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));

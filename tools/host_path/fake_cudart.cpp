@@ -1,5 +1,6 @@
 // A stand-in for libcudart.so.13 with no GPU behind it: the 23 entry points libladder imports, answered as an
-// H100/H200 would (132 SMs, 228 KB of SMEM an SM, clusters packed into 8 GPCs) and launching nothing. Loaded in
+// H100/H200 would (132 SMs, 228 KB of SMEM an SM, clusters packed into 8 GPCs) and launching nothing; with
+// FAKE_CUDART_CC=100, as a B200 (compute capability 10.0, 148 SMs), for the Blackwell steps' host path. Loaded in
 // place of the real runtime (LD_LIBRARY_PATH), it lets ladder's own host path (argument checks, best's choice, the
 // plan, the tensor-map cache, the launch arguments) be timed and profiled on a machine without a GPU. What it
 // cannot show: the driver's own time (cudaLaunchKernelExC, cuTensorMapEncodeTiled), stubbed here.
@@ -21,21 +22,54 @@
 #include <vector>
 
 namespace {
-constexpr int kSms = 132;
-constexpr int kGpcSms[8] = {18, 18, 16, 16, 16, 16, 16, 16};  // 132 SMs
-constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
+constexpr size_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024, kSmemOptin = kSmemPerSm - kSmemReservedPerCta;
+
+// The device it answers as: an H100/H200, or with FAKE_CUDART_CC=100 a B200.
+struct FakeDevice {
+  int cc;
+  std::vector<int> gpc_sms;  // clusters are packed into GPCs
+  int sms() const {
+    int n = 0;
+    for (int g : gpc_sms) n += g;
+    return n;
+  }
+};
+const FakeDevice& device() {
+  static const FakeDevice d = [] {
+    const char* cc = std::getenv("FAKE_CUDART_CC");
+    if (cc && std::atoi(cc) >= 100) return FakeDevice{100, {18, 18, 18, 18, 18, 18, 20, 20}};  // 148 SMs
+    return FakeDevice{90, {18, 18, 16, 16, 16, 16, 16, 16}};                                     // 132 SMs
+  }();
+  return d;
+}
 
 // Recording is per thread (each thread's calls are checked on their own); what the runtime keeps for the process (the
-// kernels' attributes, the pool) is shared, behind a mutex, as the real runtime's is thread-safe.
+// kernels' names and attributes, the pool) is shared, behind a mutex, as the real runtime is thread-safe.
 thread_local bool g_recording = false;
 thread_local std::vector<FakeLaunch> g_launches;
 thread_local std::vector<FakeMap> g_maps;
 thread_local std::vector<FakeRange> g_memsets, g_allocations;
+thread_local size_t g_live = 0;  // blocks this thread allocated and has not freed
 std::mutex g_mu;
 std::map<const void*, int> g_smem_attribute;
 std::map<const void*, bool> g_nonportable;
-
 std::map<const void*, const char*> g_kernel_names;  // host stub → device function name (__cudaRegisterFunction)
+
+// The pool keeps what it maps, as ladder's real pool does (release threshold: unlimited): freed blocks are reused by
+// size. Device addresses are never dereferenced on the host, so the pool hands out addresses only, from a range of
+// its own (2^60 up, above launch_contract's buffers), of any size.
+std::map<size_t, std::vector<void*>> g_free;
+std::map<void*, size_t> g_size;
+uintptr_t g_next = uintptr_t{1} << 60;
+char g_pool_handle;
+
+// <<<grid, block, smem, stream>>> pushes its configuration; the generated stub pops it and passes it to the launch.
+struct CallConfiguration {
+  dim3 grid, block;
+  size_t smem;
+  CUstream_st* stream;
+};
+thread_local std::vector<CallConfiguration> g_call_configurations;
 
 void kernel_attributes(FakeLaunch& l) {
   std::lock_guard lock(g_mu);
@@ -75,13 +109,19 @@ CUresult fake_encode(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
     m.rank = rank, m.elem_bytes = elem_bytes(type), m.swizzle_bytes = swizzle_bytes(swizzle);
     for (cuuint32_t i = 0; i < rank; ++i) m.dims[i] = dims[i], m.box[i] = box[i], m.elem_strides[i] = elem_strides[i];
     for (cuuint32_t i = 0; i + 1 < rank; ++i) m.strides[i] = strides[i];
-    m.map_aligned64 = reinterpret_cast<uintptr_t>(map) % 64 == 0;
+    m.launches_before = g_launches.size();
     g_maps.push_back(m);
   }
+  // An opaque 128 bytes: the base and the first dims, so that maps of different matrices differ.
   std::memset(map, 0, sizeof *map);
   std::memcpy(map, &base, sizeof base);
-  std::memcpy(reinterpret_cast<char*>(map) + 8, dims, 16);
+  std::memcpy(reinterpret_cast<char*>(map) + 8, dims, std::min<cuuint32_t>(rank, 2) * sizeof *dims);
   return CUDA_SUCCESS;
+}
+
+void record_launch(FakeLaunch l) {
+  kernel_attributes(l);
+  g_launches.push_back(l);
 }
 }  // namespace
 
@@ -90,19 +130,22 @@ cudaError_t cudaGetDeviceCount(int* n) { return *n = 1, cudaSuccess; }
 cudaError_t cudaGetDevice(int* d) { return *d = 0, cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
   std::memset(p, 0, sizeof *p);
-  std::strcpy(p->name, "NVIDIA H200 (fake runtime)");
-  p->major = 9, p->minor = 0;
-  p->multiProcessorCount = kSms;
+  std::strcpy(p->name, device().cc >= 100 ? "NVIDIA B200 (fake runtime)" : "NVIDIA H200 (fake runtime)");
+  p->major = device().cc / 10, p->minor = device().cc % 10;
+  p->multiProcessorCount = device().sms();
   p->l2CacheSize = 50 << 20;
   p->sharedMemPerMultiprocessor = kSmemPerSm;
-  p->sharedMemPerBlockOptin = kSmemPerSm - kSmemReservedPerCta;
+  p->sharedMemPerBlockOptin = kSmemOptin;
   return cudaSuccess;
 }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 const char* cudaGetErrorString(cudaError_t) { return "fake runtime"; }
 cudaError_t cudaFuncSetAttribute(const void* f, cudaFuncAttribute attr, int value) {
   std::lock_guard lock(g_mu);
-  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) g_smem_attribute[f] = value;
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || static_cast<size_t>(value) > kSmemOptin) return cudaErrorInvalidValue;  // as the runtime refuses
+    g_smem_attribute[f] = value;
+  }
   if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) g_nonportable[f] = value != 0;
   return cudaSuccess;
 }
@@ -114,9 +157,10 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* n, const void*, const cudaLaunch
   for (unsigned i = 0; i < c->numAttrs; ++i)
     if (c->attrs[i].id == cudaLaunchAttributeClusterDimension)
       cluster = static_cast<int>(c->attrs[i].val.clusterDim.x * c->attrs[i].val.clusterDim.y * c->attrs[i].val.clusterDim.z);
+  if (cluster < 1) return cudaErrorInvalidValue;
   const int per_sm = ctas_per_sm(static_cast<int>(c->blockDim.x * c->blockDim.y * c->blockDim.z), c->dynamicSmemBytes);
   *n = 0;
-  for (int sms : kGpcSms) *n += sms * per_sm / cluster;
+  for (int sms : device().gpc_sms) *n += sms * per_sm / cluster;
   return cudaSuccess;
 }
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void**) {
@@ -129,8 +173,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* c, const void* f, void
         l.cluster[0] = a.val.clusterDim.x, l.cluster[1] = a.val.clusterDim.y, l.cluster[2] = a.val.clusterDim.z;
       if (a.id == cudaLaunchAttributeProgrammaticStreamSerialization) l.pdl = a.val.programmaticStreamSerializationAllowed;
     }
-    kernel_attributes(l);
-    g_launches.push_back(l);
+    record_launch(l);
   }
   return cudaSuccess;
 }
@@ -142,17 +185,10 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char* name, void** fn, unsign
   return cudaSuccess;
 }
 cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps*) {
-  *pool = reinterpret_cast<cudaMemPool_t>(std::malloc(1));
+  *pool = reinterpret_cast<cudaMemPool_t>(&g_pool_handle);
   return cudaSuccess;
 }
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void*) { return cudaSuccess; }
-// The pool keeps what it maps, as ladder's real pool does (release threshold: unlimited): freed blocks are reused by
-// size. Device addresses are never dereferenced on the host, so the pool hands out addresses only, from a range of
-// its own (2^60 up, above launch_contract's buffers), of any size.
-std::map<size_t, std::vector<void*>> g_free;
-std::map<void*, size_t> g_size;
-uintptr_t g_next = uintptr_t{1} << 60;
-thread_local size_t g_live = 0;  // blocks this thread allocated and has not freed
 cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t, cudaStream_t) {
   const size_t rounded = (bytes + 255) / 256 * 256;
   std::lock_guard lock(g_mu);
@@ -164,16 +200,20 @@ cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t, cudaS
     g_size[*p] = rounded;
   }
   ++g_live;
-  if (g_recording) g_allocations.push_back({reinterpret_cast<uintptr_t>(*p), bytes});
+  if (g_recording) g_allocations.push_back({reinterpret_cast<uintptr_t>(*p), bytes, SIZE_MAX});
   return cudaSuccess;
 }
 cudaError_t cudaFreeAsync(void* p, cudaStream_t) {
   std::lock_guard lock(g_mu);
+  auto it = g_size.find(p);
+  if (it == g_size.end()) return cudaErrorInvalidValue;
   --g_live;
-  return g_free[g_size[p]].push_back(p), cudaSuccess;
+  for (FakeRange& a : g_allocations)  // stream order: the block is free for every launch after this point
+    if (a.base == reinterpret_cast<uintptr_t>(p) && a.freed_at == SIZE_MAX) a.freed_at = g_launches.size();
+  return g_free[it->second].push_back(p), cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* p, int, size_t bytes, cudaStream_t) {
-  if (g_recording) g_memsets.push_back({reinterpret_cast<uintptr_t>(p), bytes});
+  if (g_recording) g_memsets.push_back({reinterpret_cast<uintptr_t>(p), bytes, SIZE_MAX});
   return cudaSuccess;
 }
 
@@ -198,13 +238,6 @@ void __cudaRegisterFunction(void**, const char* host_fun, char* device_fun, cons
   std::lock_guard lock(g_mu);
   g_kernel_names[host_fun] = device_fun;
 }
-// <<<grid, block, smem, stream>>> pushes its configuration; the generated stub pops it and passes it to the launch.
-struct CallConfiguration {
-  dim3 grid, block;
-  size_t smem;
-  CUstream_st* stream;
-};
-thread_local std::vector<CallConfiguration> g_call_configurations;
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t smem, CUstream_st* stream) {
   g_call_configurations.push_back({grid, block, smem, stream});
   return 0;
@@ -222,12 +255,9 @@ cudaError_t __cudaGetKernel(cudaKernel_t* k, const void* f) {
   return cudaSuccess;
 }
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void**, size_t smem, cudaStream_t) {
-  if (g_recording) {
-    const void* f = reinterpret_cast<const void*>(k);
-    FakeLaunch l{f, "", {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, {0, 0, 0}, smem, false, -1, false};
-    kernel_attributes(l);
-    g_launches.push_back(l);
-  }
+  if (g_recording)
+    record_launch({reinterpret_cast<const void*>(k), "", {grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
+                   {0, 0, 0}, smem, false, -1, false});
   return cudaSuccess;
 }
 }

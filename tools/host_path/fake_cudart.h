@@ -22,12 +22,13 @@ struct FakeMap {
   unsigned rank, elem_bytes, swizzle_bytes;  // swizzle_bytes 0: none
   uint64_t dims[5], strides[4];              // strides in bytes, rank-1 entries
   uint32_t box[5], elem_strides[5];
-  bool map_aligned64;                        // the CUtensorMap written lies on 64 bytes
+  size_t launches_before;                    // launches recorded when it was encoded: its kernel is the next one
 };
 
 struct FakeRange {
   uintptr_t base;
   size_t bytes;
+  size_t freed_at;  // a pool block: launches recorded when it was freed (stream order), SIZE_MAX while allocated
 };
 
 struct FakeRecord {
