@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The twenty-fifth session's device calls: the twenty-fourth session's knobs timed first (their A/B runs are short),
+# then their checks (docs/notes.md, "Twenty-fifth session"). The groups of h200_s24.sh, in fewer, shorter calls:
+#   GROUPS_=knobs   post=3, relax=1 and both against the default, one process (small-M's push and relaxed barrier);
+#                   bstatic=1 against the default; the maps' prefetch: ladder-p0 (a) against HEAD (b), a b b a
+#                   (carry build/release/ladder, build/ab/ladder-p0)
+#   GROUPS_=resc2   resc=1: its GPU test, the residual's cost at 2048x16384x4096 and the MLP against resc=0
+#                   (carry build/release/tests/ladder_tests, build/release/libladder.so*)
+#   GROUPS_=verify  as h200_s24.sh, plus the push's GPU test and the PDL chains (carry ladder, tests/ladder_tests)
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+MID="128x4096x4096,512x1024x4096,128x4096x14336,4x8192x8192,128x8192x8192,256x4096x4096,256x1024x8192,128x1024x8192,512x1024x8192"
+REG="1x4096x14336,8x4096x14336,32x4096x14336,1x14336x4096,16x4096x4096,32x1024x8192,64x1024x8192"
+FAM="1024x1024x1024,512x4096x4096,4096x4096x4096,1536x1536x4096"
+SHORT="1x1024x4096,8x1024x4096,16x1024x4096,64x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,128x1024x4096,256x1024x4096"
+session_group() {
+  case $1 in
+    knobs)
+      # predicted: post=3 0.3-0.8 µs on the k/v layers at 1-16 tokens, 1-2 µs on the split mid-M rows; relax=1 0.1-0.5 µs
+      # where split > 1; bstatic=1: the weights' stream overlapping the launch (back-to-back bench calls); the prefetch up
+      # to ~0.5 µs on the short GEMMs
+      ab push "$SHORT,$REG,$MID" ";post=3;relax=1;post=3,relax=1"
+      ab bstatic "$SHORT,$REG" ";bstatic=1"
+      AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG,$FAM" "" ;;
+    resc2)
+      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
+      local r
+      for r in 0 1 1b 0b; do  # predicted: the residual's +4.3 % over the plain GEMM at 2048x16384x4096 to ~+1 %
+        LADDER_TUNE=resc=${r%b} T 150 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-resc$r.csv" --dtypes float16,bfloat16 \
+          --shapes 2048x16384x4096 --impls cublas,plain,residual > "$L/epicost-resc$r.log" 2>&1
+        echo "resc=$r"; grep -E "residual|plain" "$L/epicost-resc$r.log" | cut -c1-100
+      done
+      for r in 0 1; do  # the MLP (target 1.10x eager; predicted +1 % from the down GEMM)
+        LADDER_TUNE=resc=$r T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-resc$r.json" > "$L/torch-resc$r.log" 2>&1
+        echo "torch resc=$r"; tail -8 "$L/torch-resc$r.log" | cut -c1-150
+      done ;;
+    pushtests)
+      T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -6
+      LADDER_TUNE=post=3,relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3,relax=1 smallm: $(tail -1 "$L/check-smallm-push.log")" ;;
+    *) common_group "$1" ;;  # tests, verify, final, model
+  esac
+}
+run_groups
