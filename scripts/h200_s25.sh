@@ -7,6 +7,8 @@
 #   GROUPS_=resc2   resc=1: its GPU test, the residual's cost at 2048x16384x4096 and the MLP against resc=0
 #                   (carry build/release/tests/ladder_tests, build/release/libladder.so*)
 #   GROUPS_=verify  as h200_s24.sh, plus the push's GPU test and the PDL chains (carry ladder, tests/ladder_tests)
+#   GROUPS_=newdef  after the knobs call: relax=1 and the push at token tiles <= 16 made the default; the GPU suite, the
+#                   check suites, the sanitizers, and HEAD against ladder-p0 (carry ladder, tests/ladder_tests, ladder-p0)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
@@ -38,6 +40,13 @@ session_group() {
     pushtests)
       T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -6
       LADDER_TUNE=post=3,relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3,relax=1 smallm: $(tail -1 "$L/check-smallm-push.log")" ;;
+    newdef)  # the new defaults (relax on, the push at token tiles <= 16): the GPU suite, the small-M and decode check
+             # suites, the sanitizers on small-M shapes that push and pull, then HEAD against ladder-p0 (a b b a)
+      gpu_tests 200
+      T 120 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; echo "smallm: $(tail -1 "$L/check-smallm.log")"
+      T 80 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; echo "decode: $(tail -1 "$L/check-decode.log")"
+      sanitize newdef 1x1024x4096,16x1000x4104,200x512x4096
+      AB_A=build/ab/ladder-p0 abx newdef "$SHORT,$REG,128x1024x8192,256x4096x4096" "" ;;
     *) common_group "$1" ;;  # tests, verify, final, model
   esac
 }

@@ -604,13 +604,16 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
-  // post=3: the partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile
-  // fit in the ring past the partial tile; elsewhere the owners pull them, as by default.
+  // The partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile fit in
+  // the ring past the partial tile: by default with token tiles of <= 16 (post=3: any tile; post=4: never); elsewhere
+  // the owners pull them. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
+  // push 0.5-1.3 µs faster at 1-16 tokens on the split layers (1x1024x8192 10.4 -> 9.1 µs, 1x1024x4096 7.0 -> 6.2),
+  // 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8, 128x1024x8192 13.7 -> 15.6).
   const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};
-  const bool push = tune.post == 3 && pl.split > 1 &&
+  const bool push = (tune.post == 3 || (tune.post == 1 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
                     Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <=
                         int64_t{pl.stages} * Cfg::kStageBytes;
-  const bool lone_sync = tune.post == 1 || tune.post == 3;
+  const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
                   pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
