@@ -605,12 +605,12 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
   // The partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile fit in
-  // the ring past the partial tile: by default with token tiles of <= 16 (post=3: any tile; post=4: never); elsewhere
-  // the owners pull them. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
+  // the ring past the partial tile, under post=3 (any tile) or post=4 (token tiles of <= 16); elsewhere the owners pull
+  // them, as by default. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
   // push 0.5-1.3 µs faster at 1-16 tokens on the split layers (1x1024x8192 10.4 -> 9.1 µs, 1x1024x4096 7.0 -> 6.2),
   // 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8, 128x1024x8192 13.7 -> 15.6).
   const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};
-  const bool push = (tune.post == 3 || (tune.post == 1 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
+  const bool push = (tune.post == 3 || (tune.post == 4 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
                     Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <=
                         int64_t{pl.stages} * Cfg::kStageBytes;
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
