@@ -47,14 +47,14 @@ session_group() {
       T 80 "$B/ladder" check --steps best --suite decode --seeds 1 > "$L/check-decode.log" 2>&1; echo "decode: $(tail -1 "$L/check-decode.log")"
       sanitize newdef 1x1024x4096,16x1000x4104,200x512x4096
       AB_A=build/ab/ladder-p0 abx newdef "$SHORT,$REG,128x1024x8192,256x4096x4096" "" ;;
-    newdef2)  # the candidate defaults (relax=1,post=4) in under 400 s: the small-M and PDL GPU tests (they set their own
+    newdef2)  # the candidate defaults (relax=1,post=4) in under 300 s: the small-M and PDL GPU tests (they set their own
               # tunings), the small-M check suite, racecheck and synccheck, under LADDER_TUNE=relax=1,post=4
       export LADDER_TUNE=relax=1,post=4
-      T 150 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:Pdl.*:*Determin*:*BitIdentical*' > "$L/tests-newdef.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-newdef.log" | head -8
-      T 120 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; echo "smallm: $(tail -1 "$L/check-smallm.log")"
+      T 110 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:Pdl.*:*Determin*:*BitIdentical*' > "$L/tests-newdef.log" 2>&1; grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-newdef.log" | head -8
+      T 90 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm.log" 2>&1; echo "smallm: $(tail -1 "$L/check-smallm.log")"
       local tool
       for tool in racecheck synccheck; do
-        T 60 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best --shapes 1x1024x4096,16x1000x4104,200x512x4096 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
+        T 50 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps best --shapes 1x1024x4096,16x1000x4104,200x512x4096 --seeds 1 > "$L/sanitize-$tool.log" 2>&1
         echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$tool.log" | tr '\n' ' ' | cut -c1-200)"
       done
       unset LADDER_TUNE ;;
