@@ -48,16 +48,7 @@ session_group() {
       T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
       LADDER_TUNE=kernel=coop,resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-coop-resc.csv" > "$L/check-v2-coop-resc.log" 2>&1; tail -1 "$L/check-v2-coop-resc.log"
       LADDER_TUNE=resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-resc.csv" > "$L/check-v2-resc.log" 2>&1; tail -1 "$L/check-v2-resc.log"
-      local r
-      for r in 0 1 1b 0b; do  # predicted: the residual's +4.3 % over the plain GEMM at 2048x16384x4096 to ~+1 %
-        LADDER_TUNE=resc=${r%b} T 200 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-resc$r.csv" --dtypes float16,bfloat16 \
-          --shapes 2048x16384x4096,2048x4096x14336,8192x4096x14336 --impls cublas,plain,residual > "$L/epicost-resc$r.log" 2>&1
-        echo "resc=$r"; grep -E "residual|plain" "$L/epicost-resc$r.log" | cut -c1-90
-      done
-      for r in 0 1; do  # the MLP (target 1.10x eager; predicted +1 % from the down GEMM)
-        LADDER_TUNE=resc=$r T 250 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-resc$r.json" > "$L/torch-resc$r.log" 2>&1
-        echo "torch resc=$r"; tail -8 "$L/torch-resc$r.log" | cut -c1-150
-      done ;;
+      resc_ab 2048x16384x4096,2048x4096x14336,8192x4096x14336 200 ;;
     ncukv)  # where a short decode GEMM's time goes, one launch each under ncu (no PDL overlap): default, post=3,
             # relax=1, and cuBLAS's kernel; read with dev/2026-12-03-s20/call1/analysis/ (regions.py, metrics_table.py)
       ncu_compare ncukv1 1x1024x4096 "auto::regex:small_m" "push:post=3:regex:small_m" "relax:relax=1:regex:small_m" "cublas::regex:nvjet|gemv|gemm"

@@ -27,16 +27,7 @@ session_group() {
       AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG,$FAM" "" ;;
     resc2)
       T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
-      local r
-      for r in 0 1 1b 0b; do  # predicted: the residual's +4.3 % over the plain GEMM at 2048x16384x4096 to ~+1 %
-        LADDER_TUNE=resc=${r%b} T 150 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-resc$r.csv" --dtypes float16,bfloat16 \
-          --shapes 2048x16384x4096 --impls cublas,plain,residual > "$L/epicost-resc$r.log" 2>&1
-        echo "resc=$r"; grep -E "residual|plain" "$L/epicost-resc$r.log" | cut -c1-100
-      done
-      for r in 0 1; do  # the MLP (target 1.10x eager; predicted +1 % from the down GEMM)
-        LADDER_TUNE=resc=$r T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-resc$r.json" > "$L/torch-resc$r.log" 2>&1
-        echo "torch resc=$r"; tail -8 "$L/torch-resc$r.log" | cut -c1-150
-      done ;;
+      resc_ab 2048x16384x4096 150 ;;  # the shorter form of h200_s24.sh's resc: one shape
     pushtests)
       T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -6
       LADDER_TUNE=post=3,relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3,relax=1 smallm: $(tail -1 "$L/check-smallm-push.log")" ;;

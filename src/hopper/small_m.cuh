@@ -62,7 +62,7 @@ struct Config {
   static constexpr uint32_t kPartialBytes = N_TOK * kPartialStride * sizeof(float);
   // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar], 1024-B aligned
   // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major, and
-  // with post=3 the slots its peers push after it (launch_cfg checks they fit).
+  // with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit).
   static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
@@ -83,7 +83,7 @@ struct Args {
   int lone_sync;              // split 1: CTA barriers instead of cluster barriers around the reduce (LADDER_TUNE post=0 or 2: off)
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
   int relax_exit;             // the cluster barrier before exit arrives relaxed (LADDER_TUNE relax=1)
-  int push;                   // split > 1: the partials pushed to their owners by bulk copy (LADDER_TUNE post=3)
+  int push;                   // split > 1: the partials pushed to their owners by bulk copy (LADDER_TUNE post=3 or 4)
 };
 
 template <class T>
@@ -356,7 +356,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // first waits for its stores of D to reach the GPU (MEMBAR.ALL.GPU in the SASS), which this barrier does not need:
   // it passes no data, and every remote read above has returned (its value is stored). LADDER_TUNE relax=1 arrives
   // relaxed (the stores drain while the cluster meets); the empty asm keeps the compiler from sinking the reduce's
-  // loads and stores below it. Not yet measured. (push: arrived above, once this CTA's receive area was full.)
+  // loads and stores below it. Measured 0.3-0.6 µs faster on the split rows (H100, dev/2026-12-05-s25/knobs/); off by
+  // default until racecheck's report under the push is placed (docs/notes.md, twenty-fifth session). (push: arrived
+  // above, once this CTA's receive area was full.)
   // NOTE: the relaxed arrive orders no memory access: it is safe only because every remote load above feeds a store
   // issued before it (in-order issue waits for the load's data). A remote load whose value is unused, or used after
   // the arrive, would let a peer exit while this thread still reads its SMEM.

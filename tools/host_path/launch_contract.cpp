@@ -336,12 +336,14 @@ struct Checker {
   }
 };
 
+// The small-M kernel's Config<T, CONSUMERS, N_TOK, ...> in its mangled name: consumers (64 weight rows each), N_TOK.
+const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
+
 // best's plan names what runs: its family, tile, writeback, split and CTAs against the kernel of the call's last
 // launch (the GEMM; the pad copies come first), read from the kernel's mangled name (its Config's template arguments)
 // and the launch. Empty if they agree.
 std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
   static const std::regex small_m_plan(R"(small-M: .* (\d+) weight rows x (\d+) tokens per tile, K split (\d+) .* (\d+) CTAs)");
-  static const std::regex small_m_name(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
   static const std::regex pingpong_name(R"(pingpong_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi)");
   static const std::regex coop_name(
       R"(cooperative_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELb([01])EEE(?:6__half|13__nv_bfloat16)Lb([01]))");
@@ -352,7 +354,7 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
   if ((plan.find("programmatic dependent launch") != std::string::npos) != l.pdl)
     return l.pdl ? "launched with PDL, which the plan does not say" : "the plan says PDL, the launch has none";
   if (family == "small-M") {
-    if (!std::regex_search(plan, pm, small_m_plan) || !std::regex_search(name, km, small_m_name)) return said("small-M");
+    if (!std::regex_search(plan, pm, small_m_plan) || !std::regex_search(name, km, kSmallMName)) return said("small-M");
     if (64 * std::stoi(km[1]) != std::stoi(pm[1]) || std::stoi(km[2]) != std::stoi(pm[2]))
       return said(pm[1].str() + " weight rows x " + pm[2].str() + " tokens");
     if (l.cluster[0] != std::stoul(pm[3])) return "the plan says K split " + pm[3].str() + ", the cluster is " + std::to_string(l.cluster[0]);
@@ -385,11 +387,10 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
 // The small-M kernel's grid is the output's tiles, one CTA a tile and K slice: its token tiles must cover M and its
 // weight-row blocks D's columns, with none empty (an uncovered part of D would never be written).
 std::string small_m_coverage(const ladder_gemm_desc& d, const FakeLaunch& l) {
-  static const std::regex small_m_name(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
   std::smatch km;
   const std::string name = l.name ? l.name : "";
   if (name.find("small_m_kernel") == std::string::npos) return {};
-  if (!std::regex_search(name, km, small_m_name)) return "a small-M kernel whose Config cannot be read: " + name;
+  if (!std::regex_search(name, km, kSmallMName)) return "a small-M kernel whose Config cannot be read: " + name;
   const bool swiglu = d.epilogue == LADDER_EPILOGUE_SWIGLU;
   const int64_t n_tok = std::stoi(km[2]), out_tile = 64 * std::stoi(km[1]) / (swiglu ? 2 : 1);
   const int64_t out_cols = swiglu ? d.N / 2 : d.N, split = l.cluster[0] ? l.cluster[0] : 1;
