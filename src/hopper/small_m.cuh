@@ -60,9 +60,10 @@ struct Config {
   static constexpr uint32_t kStageBytes = kWBytes + kXBytes;
   static constexpr int kPartialStride = W_ROWS + 4;  // floats per token row of a partial tile: +4 spreads banks
   static constexpr uint32_t kPartialBytes = N_TOK * kPartialStride * sizeof(float);
-  // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar], 1024-B aligned
-  // rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS) token-major, and
-  // with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit).
+  // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar | recv_bar], 1024-B
+  // aligned rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS)
+  // token-major, and with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit). recv_bar's 8
+  // bytes lie in the alignment's slack: the base is 16-B aligned, so aligning it to 1024 B uses at most 1008.
   static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
@@ -120,6 +121,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   T* const X = reinterpret_cast<T*>(smem + static_cast<size_t>(stages) * Cfg::kWBytes);  // stages × (N_TOK, BLK_K)
   uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * Cfg::kStageBytes);
   uint64_t* const empty_bar = full_bar + stages;
+  uint64_t* const recv_bar = empty_bar + stages;  // push: the peers' copies into this CTA's receive slots
   const cg::cluster_group cluster = cg::this_cluster();
   const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
 
@@ -143,6 +145,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       mbarrier_init(&full_bar[st], 1);
       mbarrier_init(&empty_bar[st], Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
     }
+    if (args.push) mbarrier_init(recv_bar, 1);  // here, off the tail, where nothing else is in flight
     fence_barrier_init();
   }
   __syncthreads();
@@ -282,17 +285,14 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const PushSlots slots{items, groups, split, up};
   const int slot_floats = slots.slot_floats();
   float* const recv = reinterpret_cast<float*>(smem + Cfg::kPartialBytes);
-  uint64_t* const recv_bar = reinterpret_cast<uint64_t*>(recv + split * slot_floats);
   if (lone) {
     cta_barrier_sync();
   } else if (push) {
-    cta_barrier_sync();  // the partial is written (and fenced for the copies' async proxy)
-    if (threadIdx.x == 0) {
-      mbarrier_init(recv_bar, 1);
-      fence_barrier_init();
-    }
-    // Every CTA's mainloop is done (its ring idle, its receive barrier initialized): any CTA's receive area may
-    // now be written. Relaxed: the barrier passes no data (the init's fence is its own).
+    // The partial is written (and fenced for the copies' async proxy): the consumers alone meet, as the senders
+    // (threads < split) are theirs; the producer warp, diverged for the tiles of up to 32 tokens, is not needed.
+    if (wg < Cfg::CONSUMERS) named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
+    // Every CTA's mainloop is done (its ring idle; its receive barrier was initialized and fenced at the start): any
+    // CTA's receive area may now be written. Relaxed: the barrier passes no data.
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);
     cuda::ptx::barrier_cluster_wait();
     if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, slots.bytes_to(rank));
@@ -613,7 +613,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8, 128x1024x8192 13.7 -> 15.6).
   const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};
   const bool push = (tune.post == 3 || (tune.post == 4 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
-                    Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 + 8 <=
+                    Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 <=
                         int64_t{pl.stages} * Cfg::kStageBytes;
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
