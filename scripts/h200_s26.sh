@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The twenty-sixth session's device calls (docs/notes.md, "Twenty-sixth session"):
+#   GROUPS_=race    racecheck of small-M alone at the shapes that push, under the defaults, relax=1, post=4 and post=3:
+#                   the twenty-fifth session's binary ($OLD, recv_bar initialized after the mainloop in the idle ring)
+#                   against HEAD's (recv_bar beside the ring's barriers, initialized at the start); synccheck and the
+#                   push's GPU tests and check suite under relax=1,post=4; HEAD against $OLD under relax=1,post=4
+#                   (a b b a). Carry build/release/ladder, build/release/tests/ladder_tests, build/ab/ladder-s25.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+OLD=${OLD:-build/ab/ladder-s25}
+RACE="16x1000x4104,1x1024x4096,8x1024x8192,200x512x4096"
+SHORT="1x1024x4096,8x1024x4096,16x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,32x1024x8192,16x4096x4096"
+# racecheck <tag> <binary> <tune>: racecheck on small-M's kernels alone over `check --steps best` at $RACE, one line
+race() {
+  LADDER_TUNE=$3 T 120 compute-sanitizer --tool racecheck --kernel-name regex:small_m --error-exitcode 9 \
+    "$2" check --steps best --shapes "$RACE" --seeds 1 > "$L/race-$1.log" 2>&1
+  echo "$1 [$3]: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|passed' "$L/race-$1.log" | tr '\n' ' ' | cut -c1-160)"
+}
+session_group() {
+  case $1 in
+    race)
+      race new-post4 "$B/ladder" post=4
+      race new-both "$B/ladder" relax=1,post=4
+      race new-post3 "$B/ladder" post=3,relax=1
+      race old-post4 "$OLD" post=4
+      race old-relax "$OLD" relax=1
+      race old-default "$OLD" ""
+      race new-default "$B/ladder" ""
+      LADDER_TUNE=relax=1,post=4 T 90 compute-sanitizer --tool synccheck --kernel-name regex:small_m --error-exitcode 9 \
+        "$B/ladder" check --steps best --shapes "$RACE" --seeds 1 > "$L/sync-new-both.log" 2>&1
+      echo "synccheck new relax=1,post=4: $(grep -E 'ERROR SUMMARY|passed' "$L/sync-new-both.log" | tr '\n' ' ')"
+      LADDER_TUNE=relax=1,post=4 T 100 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:Pdl.*' > "$L/tests-both.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-both.log" | head -8
+      LADDER_TUNE=relax=1,post=4 T 90 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-both.log" 2>&1
+      echo "smallm relax=1,post=4: $(tail -1 "$L/check-smallm-both.log")"
+      AB_A=$OLD abx both "$SHORT" "relax=1,post=4" ;;
+    *) common_group "$1" ;;
+  esac
+}
+run_groups
