@@ -621,21 +621,21 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
     int64_t M, K;  // N = K: each D is the next GEMM's A
     int links = 6;
     bool plain = false;  // alpha = 1 (coop1 takes plain GEMMs only): two links, so the values stay within fp16
-    int relax = 0;       // small-M: LADDER_TUNE relax=1, the last cluster barrier without its release fence
-    int post = 1;        // small-M: LADDER_TUNE post (3: the partials pushed by bulk copy; 4: with token tiles <= 16)
+    int relax = 1;       // small-M: LADDER_TUNE relax (1, the default: the last cluster barrier without its release fence)
+    int post = 4;        // small-M: LADDER_TUNE post (4, the default: pushed with token tiles <= 16; 1: pulled; 3: pushed)
   };
   // small-M: its lane-0 producer (8- and 16-token tiles) and its whole-warp producer (the 64-token tiles at 64 and
-  // 256 tokens), each with the weights' first stages loaded before the wait (LADDER_FLAG_B_STATIC); and both with
-  // the last cluster barrier relaxed (relax=1), where a CTA leaving early would let the next kernel's loads overwrite
-  // SMEM that a peer still reads; and the partials pushed (post=3 at a 64-token tile, post=4 with relax=1: the
-  // candidate default), whose copies must land before their sources go.
+  // 256 tokens), each with the weights' first stages loaded before the wait (LADDER_FLAG_B_STATIC), under the
+  // defaults: the last cluster barrier relaxed, where a CTA leaving early would let the next kernel's loads overwrite
+  // SMEM that a peer still reads, and the partials pushed at the 8- and 16-token tiles, whose copies must land before
+  // their sources go; then the fenced barrier and the pull (relax=0, post=1) and the push at a 64-token tile (post=3).
   const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"small_m", 64, 2048},
                                          {"small_m", 256, 1024},   {"pingpong", 512, 2048},
                                          {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
                                          {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
                                          {"coop_fit", 128, 1536},  {"coop1", 640, 4096, 2, true}, {"coop1", 100, 2048, 2, true},
-                                         {"small_m", 16, 2048, 6, false, 1}, {"small_m", 64, 2048, 6, false, 1},
-                                         {"small_m", 16, 2048, 6, false, 1, 4}, {"small_m", 200, 1024, 6, false, 0, 3}};
+                                         {"small_m", 16, 2048, 6, false, 0, 1}, {"small_m", 64, 2048, 6, false, 0, 1},
+                                         {"small_m", 1, 4096, 6, false, 0, 1}, {"small_m", 200, 1024, 6, false, 0, 3}};
   for (const ChainCase& c : chains) {
     const int64_t M = c.M, K = c.K, N = K;
     harness::DeviceBuffer<__half> X0(M * K), X1(M * K), W(N * K);

@@ -320,7 +320,7 @@ TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
 // LADDER_TUNE: every key parses into its field; a bad key or value is an error, not a silent default.
 TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   const detail::Tuning t = detail::parse_tuning(
-      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=1,resc=1,bstatic=1,trace=1");
+      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=0,resc=1,bstatic=1,trace=1");
   EXPECT_EQ(t.kernel, "coop");
   EXPECT_EQ(t.split, 4);
   EXPECT_EQ(t.fixup, 3);
@@ -336,7 +336,7 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(t.pdl, 0);
   EXPECT_EQ(t.l2promo, 128);
   EXPECT_EQ(t.wbox, 1);
-  EXPECT_EQ(t.relax, 1);
+  EXPECT_EQ(t.relax, 0);  // not the default
   EXPECT_EQ(t.resc, 1);
   EXPECT_EQ(t.bstatic, 1);
   EXPECT_EQ(t.l2evict, 1);
@@ -345,11 +345,11 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.l2promo, -1);  // auto
   EXPECT_EQ(d.l2evict, -1);
   EXPECT_EQ(d.wbox, 0);
-  EXPECT_EQ(d.relax, 0);
+  EXPECT_EQ(d.relax, 1);  // small-M's last cluster barrier relaxed (twenty-sixth session)
   EXPECT_EQ(d.resc, 0);
   EXPECT_EQ(d.bstatic, 0);
   EXPECT_EQ(d.split, 0);
-  EXPECT_EQ(d.post, 1);
+  EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
   EXPECT_EQ(d.defer, 1);  // the cooperative tile's activation in epilogue warps unless defer=0
   EXPECT_EQ(d.pdl, 1);  // best's kernels are programmatic dependent launches unless pdl=0

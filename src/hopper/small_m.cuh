@@ -356,9 +356,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // first waits for its stores of D to reach the GPU (MEMBAR.ALL.GPU in the SASS), which this barrier does not need:
   // it passes no data, and every remote read above has returned (its value is stored). LADDER_TUNE relax=1 arrives
   // relaxed (the stores drain while the cluster meets); the empty asm keeps the compiler from sinking the reduce's
-  // loads and stores below it. Measured 0.3-0.6 µs faster on the split rows (H100, dev/2026-12-05-s25/knobs/); off by
-  // default until racecheck's report under the push is placed (docs/notes.md, twenty-fifth session). (push: arrived
-  // above, once this CTA's receive area was full.)
+  // loads and stores below it. Measured 0.3-0.6 µs faster on the split rows (H100, dev/2026-12-05-s25/knobs/): the
+  // default; relax=0 restores the fence. (push: arrived above, once this CTA's receive area was full.)
   // NOTE: the relaxed arrive orders no memory access: it is safe only because every remote load above feeds a store
   // issued before it (in-order issue waits for the load's data). A remote load whose value is unused, or used after
   // the arrive, would let a peer exit while this thread still reads its SMEM.
@@ -607,8 +606,8 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
   // The partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile fit in
-  // the ring past the partial tile, under post=3 (any tile) or post=4 (token tiles of <= 16); elsewhere the owners pull
-  // them, as by default. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
+  // the ring past the partial tile, under post=4 (the default: token tiles of <= 16) or post=3 (any tile); elsewhere,
+  // and under post=1, the owners pull them. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
   // push 0.5-1.3 µs faster at 1-16 tokens on the split layers (1x1024x8192 10.4 -> 9.1 µs, 1x1024x4096 7.0 -> 6.2),
   // 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8, 128x1024x8192 13.7 -> 15.6).
   const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};

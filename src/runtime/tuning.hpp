@@ -8,8 +8,8 @@
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           wbox=1|2 (small-M's weight boxes a stage),
-//                                           relax=1 (small-M's last cluster barrier arrives relaxed: no fence;
-//                                           measured faster, to be the default once the GPU suite has run it),
+//                                           relax=0 (small-M's last cluster barrier with its release fence, as
+//                                           before the twenty-sixth session; default 1: relaxed, measured faster),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
 //                                           loads the whole C before the mainloop),
 //                                           bstatic=1 (every GEMM as if LADDER_FLAG_B_STATIC were set: a measurement
@@ -21,10 +21,10 @@
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
 //                                           copy with the cluster barriers at split 1: racecheck's probe);
-//                                           post=3 (small-M's partials pushed to their owners by bulk copy
-//                                           wherever split > 1 and the slots fit; else as post=1), post=4 (pushed
-//                                           only with token tiles of <= 16, where it measured faster: the candidate
-//                                           default, once the GPU suite has run it),
+//                                           post=1 (small-M's owners pull the partials at any tile, as before the
+//                                           twenty-sixth session), post=3 (the partials pushed to their owners by
+//                                           bulk copy wherever split > 1 and the slots fit), post=4 (the default:
+//                                           pushed only with token tiles of <= 16, where it measured faster),
 //                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
 //                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
 //                                           wb=0 (the cooperative register writeback stores element
@@ -50,14 +50,14 @@ struct Tuning {
   int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
-  int post = 1;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = auto (pulled); 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16
+  int post = 4;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = pulled; 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16 (default)
   int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 0 = after it
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
-  int relax = 0;        // small-M: 1 = the cluster barrier before exit arrives relaxed (no release fence); 0 = cluster.sync()
+  int relax = 1;        // small-M: 1 = the cluster barrier before exit arrives relaxed (no release fence; default); 0 = cluster.sync()
   int resc = 0;         // best's cooperative residual GEMM (beta·C, no activation): 1 = the 3-stage copy with the whole C early
   int bstatic = 0;      // 1 = every GEMM's B taken as static (LADDER_FLAG_B_STATIC): small-M loads weights before the wait
   int l2promo = -1;     // the TMA L2 promotion in bytes (0, 64, 128, 256) of small-M's weights and, when set, of
