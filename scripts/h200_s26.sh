@@ -5,6 +5,8 @@
 #                   against HEAD's (recv_bar beside the ring's barriers, initialized at the start); synccheck and the
 #                   push's GPU tests and check suite under relax=1,post=4; HEAD against $OLD under relax=1,post=4
 #                   (a b b a). Carry build/release/ladder, build/release/tests/ladder_tests, build/ab/ladder-s25.
+#   GROUPS_=race2   the racecheck lines alone, then synccheck under the defaults
+#   GROUPS_=verify2 the GPU suite and the sanitizers under the new defaults (relax=1, post=4)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
@@ -43,6 +45,9 @@ session_group() {
       LADDER_TUNE=relax=1,post=4 T 90 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-both.log" 2>&1
       echo "smallm relax=1,post=4: $(tail -1 "$L/check-smallm-both.log")"
       AB_A=$OLD abx both "$SHORT" "relax=1,post=4" ;;
+    verify2)  # the new defaults: the GPU suite, then the sanitizers on small-M shapes that push (8, 16 tokens) and pull
+      gpu_tests 240
+      sanitize main 1x1024x4096,16x1000x4104,8x4096x4096,40x344x1032,100x1000x520,200x512x4096 ;;
     *) common_group "$1" ;;
   esac
 }
