@@ -6,6 +6,7 @@
 #                   push's GPU tests and check suite under relax=1,post=4; HEAD against $OLD under relax=1,post=4
 #                   (a b b a). Carry build/release/ladder, build/release/tests/ladder_tests, build/ab/ladder-s25.
 #   GROUPS_=race2   the racecheck lines alone, then synccheck under the defaults
+#   GROUPS_=probe   memcheck's report on the push's bulk copies, placed with ladder_cluster_probe's push variant
 #   GROUPS_=verify2 the GPU suite and the sanitizers under the new defaults (relax=1, post=4)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
@@ -48,6 +49,22 @@ session_group() {
     verify2)  # the new defaults: the GPU suite, then the sanitizers on small-M shapes that push (8, 16 tokens) and pull
       gpu_tests 240
       sanitize main 1x1024x4096,16x1000x4104,8x4096x4096,40x344x1032,100x1000x520,200x512x4096 ;;
+    probe)  # memcheck's "not located in remote CTA" on the push's bulk copies: the probe's push (a minimal copy of the
+            # pattern) plain and under memcheck, with and without the bulk-copy checks; ours likewise; the pull as control
+      local P="$B/ladder_cluster_probe --sizes 1,2,4,8 --variants dsmem,push"
+      T 30 $P > "$L/probe-plain.log" 2>&1; echo "probe plain:"; grep -E "result" "$L/probe-plain.log" | tr '\n' ' '; echo
+      T 90 compute-sanitizer --tool memcheck $P > "$L/probe-memcheck.log" 2>&1
+      echo "probe memcheck: $(grep -E 'result=|ERROR SUMMARY' "$L/probe-memcheck.log" | cut -c1-60 | tr '\n' ' ')"
+      grep -m3 -E "Invalid|Access to" "$L/probe-memcheck.log"
+      T 90 compute-sanitizer --tool memcheck --check-bulk-copy no $P > "$L/probe-memcheck-nobulk.log" 2>&1
+      echo "probe memcheck nobulk: $(grep -E 'result=|ERROR SUMMARY' "$L/probe-memcheck-nobulk.log" | cut -c1-60 | tr '\n' ' ')"
+      T 90 compute-sanitizer --tool racecheck $P > "$L/probe-racecheck.log" 2>&1
+      echo "probe racecheck: $(grep -E 'RACECHECK SUMMARY' "$L/probe-racecheck.log")"
+      local S=1x1024x4096,16x1000x4104,200x512x4096
+      T 120 compute-sanitizer --tool memcheck --check-bulk-copy no --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes $S --seeds 1 > "$L/mem-nobulk.log" 2>&1
+      echo "ours memcheck nobulk: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-nobulk.log" | tr '\n' ' ')"
+      LADDER_TUNE=relax=0,post=1 T 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes $S --seeds 1 > "$L/mem-pull.log" 2>&1
+      echo "ours memcheck pull: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-pull.log" | tr '\n' ' ')" ;;
     *) common_group "$1" ;;
   esac
 }

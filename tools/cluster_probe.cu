@@ -18,6 +18,10 @@
 //   dsmem  tma plus small_m's epilogue: each CTA writes a partial tile over its ring, cluster.sync(), every CTA
 //          sums its share of the tile over all ranks' partials through map_shared_rank in rank order (16-B
 //          loads), writes the sum, cluster.sync()
+//   push   dsmem with small_m's pushed reduction (LADDER_TUNE post=3/4): the consumers meet on a named barrier, the
+//          cluster meets relaxed, thread q of each CTA bulk-copies owner q's groups of its partial
+//          (cp.async.bulk.shared::cluster to a mapa address, complete_tx on the owner's receive barrier, initialized
+//          at the start), and each owner sums its receive slots in rank order
 //
 // Every CTA of every variant also records its identity (as ids does), and every result is checked on the host:
 // the consumers' sum of the 32-bit words they received (order-blind: SW128 permutes 16-B chunks, not words)
@@ -51,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "device/cluster.cuh"
 #include "device/mbarrier.cuh"
 #include "device/named_barrier.cuh"
 #include "device/pipeline.hpp"
@@ -66,8 +71,8 @@ namespace {
 namespace cg = cooperative_groups;
 using harness::cuda_check;
 
-enum class Variant { ids, mbar, tma, dsmem };
-constexpr const char* kVariantNames[] = {"ids", "mbar", "tma", "dsmem"};
+enum class Variant { ids, mbar, tma, dsmem, push };
+constexpr const char* kVariantNames[] = {"ids", "mbar", "tma", "dsmem", "push"};
 constexpr int kDefaultSizes[] = {1, 2, 4, 8, 12, 16};
 
 constexpr int kMaxSize = 16;                           // Hopper's largest cluster (non-portable above 8)
@@ -87,14 +92,17 @@ constexpr const char* kIdNames[kIdFields] = {"cluster.num_blocks()", "cluster.bl
                                              "%nclusterid.x",        "%cluster_ctaid.x",     "%cluster_nctaid.x",
                                              "DSMEM rank mismatch mask"};
 static_assert(kPRows * kPStride * 4 <= 2 * kTmaStageBytes, "the partial tile is written over a ring of 2 stages");
+constexpr int kGroups = kPCols / 4, kItems = kPRows * kGroups;  // the reduce-scatter's (row, 4 columns) groups
+// push: the receive slots (one a sender, at most ceil(kItems / 2) groups each at split >= 2) after the partial tile
+static_assert(kPRows * kPStride * 4 + 2 * ((kItems + 1) / 2) * 16 <= 3 * kTmaStageBytes, "push fits a 3-stage ring");
 static_assert(kPRows * 2 == kConsumerThreads, "each consumer thread writes half a partial row");
 
 __host__ __device__ constexpr uint32_t stage_bytes(Variant v) {
   return v == Variant::mbar ? kMbarStageBytes : kTmaStageBytes;
 }
-// [ring | full_bar[S] | empty_bar[S] | warp sums], 1024-B aligned ring (SW128 boxes start on 1024 B).
+// [ring | full_bar[S] | empty_bar[S] | warp sums | recv_bar], 1024-B aligned ring (SW128 boxes start on 1024 B).
 constexpr size_t smem_bytes(Variant v, int stages) {
-  return stages * (stage_bytes(v) + 2 * sizeof(uint64_t)) + kConsumerWarps * sizeof(uint64_t) + 1024;
+  return stages * (stage_bytes(v) + 2 * sizeof(uint64_t)) + (kConsumerWarps + 1) * sizeof(uint64_t) + 1024;
 }
 
 // Values both sides compute: a 32-bit hash (lowbias32), the mbar variant's SMEM words, the partial tile's pattern
@@ -166,6 +174,7 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
   uint64_t* const full_bar = reinterpret_cast<uint64_t*>(smem + static_cast<size_t>(stages) * kStageBytes);
   uint64_t* const empty_bar = full_bar + stages;
   unsigned long long* const warp_sums = reinterpret_cast<unsigned long long*>(empty_bar + stages);
+  uint64_t* const recv_bar = reinterpret_cast<uint64_t*>(warp_sums + kConsumerWarps);  // push
   const cg::cluster_group cluster = cg::this_cluster();
   const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
   const int tile = static_cast<int>(blockIdx.x) / split;
@@ -176,6 +185,7 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
       mbarrier_init(&full_bar[s], 1);
       mbarrier_init(&empty_bar[s], kConsumerWarps);
     }
+    if (V == Variant::push) mbarrier_init(recv_bar, 1);
     fence_barrier_init();
     record_ids(out.ids, 0);
   }
@@ -226,17 +236,51 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
     unsigned long long total = 0;
     for (int w = 0; w < kConsumerWarps; ++w) total += warp_sums[w];
     if (threadIdx.x == 0) out.sums[blockIdx.x] = total;
-    if constexpr (V == Variant::dsmem) {  // the partial tile over the idle ring, as small_m's
+    if constexpr (V == Variant::dsmem || V == Variant::push) {  // the partial tile over the idle ring, as small_m's
       uint32_t* const P = reinterpret_cast<uint32_t*>(smem);
       const int m = static_cast<int>(threadIdx.x) / 2, c0 = static_cast<int>(threadIdx.x) % 2 * (kPCols / 2);
       for (int c = c0; c < c0 + kPCols / 2; ++c) P[m * kPStride + c] = fold(total) + pattern(rank, m, c);
+      if (V == Variant::push) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the bulk copies read P
     }
+  }
+  if constexpr (V == Variant::push) {
+    const uint32_t* const P = reinterpret_cast<const uint32_t*>(smem);
+    const int slot = 4 * ((kItems + split - 1) / split);  // uint32 words a sender's slot
+    uint32_t* const recv = reinterpret_cast<uint32_t*>(smem) + kPRows * kPStride;
+    auto lo_of = [&](int q) { return q * kItems / split; };
+    if (warp < kConsumerWarps) named_barrier_sync(1, kConsumerThreads);  // the partial is written and fenced
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);  // every ring is idle: receive areas may be written
+    cuda::ptx::barrier_cluster_wait();
+    const int lo = lo_of(rank), hi = lo_of(rank + 1);
+    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, static_cast<uint32_t>((hi - lo) * 16 * split));
+    if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a row
+      const int q = static_cast<int>(threadIdx.x), qlo = lo_of(q), qhi = lo_of(q + 1);
+      const uint32_t dst = shared_cluster_addr(recv + rank * slot, static_cast<uint32_t>(q));
+      const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(q));
+      for (int it = qlo; it < qhi;) {
+        const int m = it / kGroups, g = it % kGroups, n = std::min(qhi - it, kGroups - g);
+        bulk_copy_to_cluster(dst + 16 * (it - qlo), P + m * kPStride + 4 * g, static_cast<uint32_t>(n * 16), bar);
+        it += n;
+      }
+    }
+    mbarrier_wait<true>(recv_bar, 0, "recv_bar");  // every copy into this CTA has landed
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);  // so every source it read is free
+    for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += kThreads) {
+      uint4 a = make_uint4(0, 0, 0, 0);
+      for (int q = 0; q < split; ++q) {
+        const uint4 v = *reinterpret_cast<const uint4*>(recv + q * slot + 4 * (it - lo));
+        a.x += v.x, a.y += v.y, a.z += v.z, a.w += v.w;
+      }
+      const int m = it / kGroups, c = 4 * (it % kGroups);
+      *reinterpret_cast<uint4*>(out.reduced + (static_cast<size_t>(tile) * kPRows + m) * kPCols + c) = a;
+    }
+    cuda::ptx::barrier_cluster_wait();  // no CTA leaves while a copy out of its SMEM may be in flight
   }
   if constexpr (V == Variant::dsmem) {
     cluster.sync();  // every CTA's partial tile is in its SMEM
     // Reduce-scatter as small_m's: this CTA's share of the tile's groups of 4 columns, over every rank in rank order.
     const uint32_t* const P = reinterpret_cast<const uint32_t*>(smem);
-    constexpr int groups = kPCols / 4, items = kPRows * groups;
+    constexpr int groups = kGroups, items = kItems;
     const int lo = rank * items / split, hi = (rank + 1) * items / split;
     for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += kThreads) {
       const int m = it / groups, c = 4 * (it % groups);
@@ -299,8 +343,8 @@ Options parse(int argc, char** argv, bool& help) {
       o.variants.clear();
       for (const std::string& s : split_list(val(), "--variants")) {
         int v = 0;
-        while (v < 4 && s != kVariantNames[v]) ++v;
-        if (v == 4) throw std::invalid_argument("--variants: unknown variant '" + s + "' (ids, mbar, tma, dsmem)");
+        while (v < 5 && s != kVariantNames[v]) ++v;
+        if (v == 5) throw std::invalid_argument("--variants: unknown variant '" + s + "' (ids, mbar, tma, dsmem, push)");
         o.variants.push_back(static_cast<Variant>(v));
       }
     } else if (a == "--clusters") {
@@ -333,7 +377,9 @@ Options parse(int argc, char** argv, bool& help) {
     }
   }
   if (o.sizes.empty()) o.sizes.assign(std::begin(kDefaultSizes), std::end(kDefaultSizes));
-  if (o.variants.empty()) o.variants = {Variant::ids, Variant::mbar, Variant::tma, Variant::dsmem};
+  if (o.variants.empty()) o.variants = {Variant::ids, Variant::mbar, Variant::tma, Variant::dsmem, Variant::push};
+  if (o.stages < 3 && std::find(o.variants.begin(), o.variants.end(), Variant::push) != o.variants.end())
+    throw std::invalid_argument("--stages must be 3 or more with push (its partial tile and receive slots)");
   return o;
 }
 
@@ -370,7 +416,8 @@ std::string run_one(Device& d, int size, Variant v, bool& fatal) {
   const void* kernel = v == Variant::ids     ? reinterpret_cast<const void*>(ids_kernel)
                        : v == Variant::mbar  ? reinterpret_cast<const void*>(ring_kernel<Variant::mbar>)
                        : v == Variant::tma   ? reinterpret_cast<const void*>(ring_kernel<Variant::tma>)
-                                             : reinterpret_cast<const void*>(ring_kernel<Variant::dsmem>);
+                       : v == Variant::dsmem ? reinterpret_cast<const void*>(ring_kernel<Variant::dsmem>)
+                                             : reinterpret_cast<const void*>(ring_kernel<Variant::push>);
   const int threads = v == Variant::ids ? 32 : kThreads;
   const size_t smem = v == Variant::ids ? 0 : smem_bytes(v, d.o.stages);
   // Set (or cleared) per launch, so that each line is independent of the order of --sizes.
@@ -399,6 +446,7 @@ std::string run_one(Device& d, int size, Variant v, bool& fatal) {
     case Variant::mbar: e = cudaLaunchKernelEx(&cfg, ring_kernel<Variant::mbar>, d.tw, d.tx, out); break;
     case Variant::tma: e = cudaLaunchKernelEx(&cfg, ring_kernel<Variant::tma>, d.tw, d.tx, out); break;
     case Variant::dsmem: e = cudaLaunchKernelEx(&cfg, ring_kernel<Variant::dsmem>, d.tw, d.tx, out); break;
+    case Variant::push: e = cudaLaunchKernelEx(&cfg, ring_kernel<Variant::push>, d.tw, d.tx, out); break;
   }
   if (e != cudaSuccess) {
     cudaGetLastError();  // a refused launch is not sticky: the other lines still run
@@ -459,7 +507,7 @@ std::string run_one(Device& d, int size, Variant v, bool& fatal) {
       }
     if (bad)
       wrong.push_back("sums: " + std::to_string(bad) + " of " + std::to_string(ctas) + " CTAs wrong, first " + first);
-    if (v == Variant::dsmem) {  // from the expected sums, so that a wrong mainloop does not hide a right reduction
+    if (v == Variant::dsmem || v == Variant::push) {  // from the expected sums, so that a wrong mainloop does not hide a right reduction
       int bad_el = 0;
       std::string first_el;
       for (int t = 0; t < clusters; ++t)
@@ -487,7 +535,7 @@ int run(int argc, char** argv) {
   bool help = false;
   const Options o = parse(argc, argv, help);  // before any CUDA call: errors in the request first
   if (help) {
-    std::puts("ladder_cluster_probe [--sizes 1,2,4,8,12,16] [--variants ids,mbar,tma,dsmem] [--clusters 16]\n"
+    std::puts("ladder_cluster_probe [--sizes 1,2,4,8,12,16] [--variants ids,mbar,tma,dsmem,push] [--clusters 16]\n"
               "                     [--stages 4] [--iters 32] [--release now|lag] [--l2evict 0|1]\n"
               "                     [--nonportable auto|always]\n"
               "one line per (size, variant): size=S variant=V clusters=C result=ok|WRONG (details)|not-resident;\n"
@@ -524,10 +572,11 @@ int run(int argc, char** argv) {
         d.box_sums[t * ktiles + k] =
             box_sum(w, cols, int64_t{t} * kBox, k * kBox) + box_sum(x, cols, int64_t{t} * kBox, k * kBox);
   }
-  for (Variant v : {Variant::mbar, Variant::tma, Variant::dsmem}) {
-    const void* k = v == Variant::mbar  ? reinterpret_cast<const void*>(ring_kernel<Variant::mbar>)
-                    : v == Variant::tma ? reinterpret_cast<const void*>(ring_kernel<Variant::tma>)
-                                        : reinterpret_cast<const void*>(ring_kernel<Variant::dsmem>);
+  for (Variant v : {Variant::mbar, Variant::tma, Variant::dsmem, Variant::push}) {
+    const void* k = v == Variant::mbar    ? reinterpret_cast<const void*>(ring_kernel<Variant::mbar>)
+                    : v == Variant::tma   ? reinterpret_cast<const void*>(ring_kernel<Variant::tma>)
+                    : v == Variant::dsmem ? reinterpret_cast<const void*>(ring_kernel<Variant::dsmem>)
+                                          : reinterpret_cast<const void*>(ring_kernel<Variant::push>);
     cuda_check(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(smem_bytes(v, o.stages))),
                "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
