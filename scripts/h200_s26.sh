@@ -7,6 +7,8 @@
 #                   (a b b a). Carry build/release/ladder, build/release/tests/ladder_tests, build/ab/ladder-s25.
 #   GROUPS_=race2   the racecheck lines alone, then synccheck under the defaults
 #   GROUPS_=probe   memcheck's report on the push's bulk copies, placed with ladder_cluster_probe's push variant
+#   GROUPS_=resc2   resc=1 (best's residual GEMM with its whole C early): its GPU test, its cost, the MLP (as h200_s25.sh)
+#   then the common groups final (check suites, the three suites benched: CSVs in $OUT) and model
 #   GROUPS_=verify2 the GPU suite and the sanitizers under the new defaults (relax=1, post=4)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
@@ -65,6 +67,9 @@ session_group() {
       echo "ours memcheck nobulk: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-nobulk.log" | tr '\n' ' ')"
       LADDER_TUNE=relax=0,post=1 T 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes $S --seeds 1 > "$L/mem-pull.log" 2>&1
       echo "ours memcheck pull: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-pull.log" | tr '\n' ' ')" ;;
+    resc2)  # as h200_s25.sh: resc=1's GPU test, the residual's cost at 2048x16384x4096 and issue 12's MLP under resc 0/1
+      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
+      resc_ab 2048x16384x4096 150 ;;
     *) common_group "$1" ;;
   esac
 }
