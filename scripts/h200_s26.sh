@@ -9,12 +9,15 @@
 #   GROUPS_=probe   memcheck's report on the push's bulk copies, placed with ladder_cluster_probe's push variant
 #   GROUPS_=resc2   resc=1 (best's residual GEMM with its whole C early): its GPU test, its cost, the MLP (as h200_s25.sh)
 #   then the common groups final (check suites, the three suites benched: CSVs in $OUT) and model
+#   GROUPS_=defab   the new defaults against relax=0,post=1 (ladder bench --tune, one process, two rounds)
 #   GROUPS_=verify2 the GPU suite and the sanitizers under the new defaults (relax=1, post=4)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
 OLD=${OLD:-build/ab/ladder-s25}
 RACE="16x1000x4104,1x1024x4096,200x512x4096"  # split <= 8: synccheck misreports clusters of more than 8
+MID="128x4096x4096,512x1024x4096,128x4096x14336,4x8192x8192,128x8192x8192,256x4096x4096,256x1024x8192,128x1024x8192,512x1024x8192"
+REG="1x4096x14336,8x4096x14336,32x4096x14336,1x14336x4096,16x4096x4096,32x1024x8192,64x1024x8192"
 SHORT="1x1024x4096,8x1024x4096,16x1024x4096,1x1024x8192,16x1024x8192,1x4096x4096,32x1024x8192,16x4096x4096"
 # racecheck <tag> <binary> <tune>: racecheck on small-M's kernels alone over `check --steps best` at $RACE, one line
 race() {
@@ -70,6 +73,9 @@ session_group() {
     resc2)  # as h200_s25.sh: resc=1's GPU test, the residual's cost at 2048x16384x4096 and issue 12's MLP under resc 0/1
       T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
       resc_ab 2048x16384x4096 150 ;;
+    defab)  # the new defaults against the old (relax=0,post=1) in one process, two rounds; predicted from the H100: the
+            # 1024-row layers at 1-16 tokens 0.5-1.3 µs less, the split rows 0.3-0.6 µs less, the 64-128-token tiles unchanged
+      ab defaults "$SHORT,$REG,$MID" ";relax=0,post=1" ;;
     *) common_group "$1" ;;
   esac
 }
