@@ -10,6 +10,7 @@
 #   GROUPS_=resc2   resc=1 (best's residual GEMM with its whole C early): its GPU test, its cost, the MLP (as h200_s25.sh)
 #   then the common groups final (check suites, the three suites benched: CSVs in $OUT) and model
 #   GROUPS_=defab   the new defaults against relax=0,post=1 (ladder bench --tune, one process, two rounds)
+#   GROUPS_=modelab the model (fp16) under the new defaults, the old, and bstatic=1, a b c c b a
 #   GROUPS_=verify2 the GPU suite and the sanitizers under the new defaults (relax=1, post=4)
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
@@ -76,6 +77,14 @@ session_group() {
     defab)  # the new defaults against the old (relax=0,post=1) in one process, two rounds; predicted from the H100: the
             # 1024-row layers at 1-16 tokens 0.5-1.3 µs less, the split rows 0.3-0.6 µs less, the 64-128-token tiles unchanged
       ab defaults "$SHORT,$REG,$MID" ";relax=0,post=1" ;;
+    modelab)  # the Llama model's fp16 decode and prefill (graphs) under the new defaults (a), the old (b: relax=0,post=1)
+              # and every GEMM's weights loaded before the wait (c: bstatic=1), a b c c b a
+      local t i=0
+      for t in "" relax=0,post=1 bstatic=1 bstatic=1 relax=0,post=1 ""; do
+        i=$((i + 1))
+        LADDER_TUNE=$t T 100 python3 scripts/llama_model.py --parts fp16 --out "$L/model-$i.json" > "$L/model-$i.log" 2>&1
+        echo "[$t] $(grep -E 'ladder(_fused)? +(decode_b(1|8|32)|prefill512_graph)_speedup' "$L/model-$i.log" | awk '{print $2":"$3"="$4}' | sort -u | tr '\n' ' ')"
+      done ;;
     *) common_group "$1" ;;
   esac
 }
