@@ -136,12 +136,17 @@ ncu_compare() {
   done
 }
 # sanitize <tag> <shapes>: compute-sanitizer memcheck, racecheck and synccheck over `ladder check --steps h12,best` on
-# the shapes (under the LADDER_TUNE in force), one line each (logs/sanitize-<tag>-<tool>.log).
+# the shapes (under the LADDER_TUNE in force), one line each (logs/sanitize-<tag>-<tool>.log). memcheck runs with its
+# bulk-copy check off (it flags every bulk copy to a mapa address: small-M's push, and ladder_cluster_probe's; see
+# small_m.cuh), then in full with the partials pulled (post=1, no bulk copies): memcheck-pull.
 sanitize() {
   local tool
-  for tool in memcheck racecheck synccheck; do
-    T 150 compute-sanitizer --tool $tool --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes "$2" --seeds 1 \
-      > "$L/sanitize-$1-$tool.log" 2>&1
+  for tool in memcheck racecheck synccheck memcheck-pull; do
+    local opts="--tool ${tool%-pull}" tune=${LADDER_TUNE:-}
+    [ $tool = memcheck ] && opts="$opts --check-bulk-copy no"
+    [ $tool = memcheck-pull ] && tune="${tune:+$tune,}post=1"
+    LADDER_TUNE=$tune T 150 compute-sanitizer $opts --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes "$2" \
+      --seeds 1 > "$L/sanitize-$1-$tool.log" 2>&1
     echo "$1 $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-$1-$tool.log" | tr '\n' ' ')"
   done
 }

@@ -282,6 +282,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // in the idle ring; one slot a sender, the groups packed, the up columns after the gate's), and the owner adds
   // its slots from its own SMEM. No cluster barrier with a release fence (the first one only says the rings are
   // idle, the second only keeps each partial alive until its copies have landed) and no remote loads.
+  // NOTE: compute-sanitizer memcheck's bulk-copy check reports every copy below as "not located in remote CTA" (and
+  // stops the kernel); it does the same to ladder_cluster_probe's minimal push, a CTA copying into its own SMEM, whose
+  // results are right plain and under memcheck with --check-bulk-copy no, as ours are: the tool's (docs/notes.md,
+  // twenty-sixth session). Run memcheck on the push with --check-bulk-copy no, and on the pull (post=1) in full.
   const PushSlots slots{items, groups, split, up};
   const int slot_floats = slots.slot_floats();
   float* const recv = reinterpret_cast<float*>(smem + Cfg::kPartialBytes);

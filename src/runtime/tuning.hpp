@@ -11,9 +11,10 @@
 //                                           relax=0 (small-M's last cluster barrier with its release fence, as
 //                                           before the twenty-sixth session; default 1: relaxed, measured faster),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
-//                                           loads the whole C before the mainloop),
+//                                           loads the whole C before the mainloop; measured no faster, off),
 //                                           bstatic=1 (every GEMM as if LADDER_FLAG_B_STATIC were set: a measurement
-//                                           knob, wrong where the kernel before a GEMM writes its B),
+//                                           knob, wrong where the kernel before a GEMM writes its B; no faster in
+//                                           the Llama model's decode, twenty-sixth session),
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
 //                                           fitcl=1|2 (CTAs a cluster of best's coop_fit),
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
