@@ -65,6 +65,7 @@ struct Config {
   // token-major, and with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit). recv_bar's 8
   // bytes lie in the alignment's slack: the base is 16-B aligned, so aligning it to 1024 B uses at most 1008.
   static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
+  static_assert(smem_bytes(1) - (kStageBytes + 16) >= 1008 + sizeof(uint64_t), "recv_bar fits the alignment's slack");
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
