@@ -628,12 +628,14 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
   // 256 tokens), each with the weights' first stages loaded before the wait (LADDER_FLAG_B_STATIC), under the
   // defaults: the last cluster barrier relaxed, where a CTA leaving early would let the next kernel's loads overwrite
   // SMEM that a peer still reads, and the partials pushed at the 8- and 16-token tiles, whose copies must land before
-  // their sources go; then the fenced barrier and the pull (relax=0, post=1) and the push at a 64-token tile (post=3).
+  // their sources go (the trace shows the push ran wherever the plan splits); the 32-token tile, pulled with the
+  // barrier relaxed; then the fenced barrier and the pull (relax=0, post=1) and the push at a 64-token tile (post=3).
   const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"small_m", 64, 2048},
                                          {"small_m", 256, 1024},   {"pingpong", 512, 2048},
                                          {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
                                          {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
                                          {"coop_fit", 128, 1536},  {"coop1", 640, 4096, 2, true}, {"coop1", 100, 2048, 2, true},
+                                         {"small_m", 32, 2048},  // the 32-token tile: lane-0 producer, pull, relaxed
                                          {"small_m", 16, 2048, 6, false, 0, 1}, {"small_m", 64, 2048, 6, false, 0, 1},
                                          {"small_m", 1, 4096, 6, false, 0, 1}, {"small_m", 200, 1024, 6, false, 0, 3}};
   for (const ChainCase& c : chains) {
@@ -684,6 +686,11 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
           << c.kernel << " " << M << "x" << N << "x" << K << " back to back, run " << run;
     const std::string trace = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(trace.find(" pdl"), std::string::npos) << c.kernel << ": not launched with PDL: " << trace;
+    // The default push (post=4 at <= 16 tokens, whose slots always fit the ring) wherever the plan splits K: not a
+    // silent pull.
+    if (std::string(c.kernel) == "small_m" && c.post == 4 && M <= 16)
+      EXPECT_TRUE(trace.find(" push") != std::string::npos || trace.find(" split 1 ") != std::string::npos)
+          << M << "x" << N << "x" << K << " post=" << c.post << ": split, yet pulled: " << trace;
     pdl.trace = false;
     detail::set_tuning(pdl);
     // The same chain captured into a graph (PDL's launches become programmatic edges), replayed twice.

@@ -93,8 +93,14 @@ constexpr const char* kIdNames[kIdFields] = {"cluster.num_blocks()", "cluster.bl
                                              "DSMEM rank mismatch mask"};
 static_assert(kPRows * kPStride * 4 <= 2 * kTmaStageBytes, "the partial tile is written over a ring of 2 stages");
 constexpr int kGroups = kPCols / 4, kItems = kPRows * kGroups;  // the reduce-scatter's (row, 4 columns) groups
-// push: the receive slots (one a sender, at most ceil(kItems / 2) groups each at split >= 2) after the partial tile
-static_assert(kPRows * kPStride * 4 + 2 * ((kItems + 1) / 2) * 16 <= 3 * kTmaStageBytes, "push fits a 3-stage ring");
+// push: the receive slots after the partial tile, one a sender of ceil(kItems / split) groups: at most this many
+// groups over the cluster sizes 1-16 (1036, at 14)
+constexpr int max_slot_groups() {
+  int most = 0;
+  for (int s = 1; s <= kMaxSize; ++s) most = std::max(most, s * ((kItems + s - 1) / s));
+  return most;
+}
+static_assert(kPRows * kPStride * 4 + max_slot_groups() * 16 <= 3 * kTmaStageBytes, "push fits a 3-stage ring");
 static_assert(kPRows * 2 == kConsumerThreads, "each consumer thread writes half a partial row");
 
 __host__ __device__ constexpr uint32_t stage_bytes(Variant v) {
@@ -377,7 +383,10 @@ Options parse(int argc, char** argv, bool& help) {
     }
   }
   if (o.sizes.empty()) o.sizes.assign(std::begin(kDefaultSizes), std::end(kDefaultSizes));
-  if (o.variants.empty()) o.variants = {Variant::ids, Variant::mbar, Variant::tma, Variant::dsmem, Variant::push};
+  if (o.variants.empty()) {  // every variant, push where its ring is deep enough
+    o.variants = {Variant::ids, Variant::mbar, Variant::tma, Variant::dsmem};
+    if (o.stages >= 3) o.variants.push_back(Variant::push);
+  }
   if (o.stages < 3 && std::find(o.variants.begin(), o.variants.end(), Variant::push) != o.variants.end())
     throw std::invalid_argument("--stages must be 3 or more with push (its partial tile and receive slots)");
   return o;

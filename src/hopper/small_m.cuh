@@ -62,10 +62,16 @@ struct Config {
   static constexpr uint32_t kPartialBytes = N_TOK * kPartialStride * sizeof(float);
   // Dynamic SMEM of a launch with `stages` stages: [W ring | X ring | full_bar | empty_bar | recv_bar], 1024-B
   // aligned rings (SW128). After the mainloop the rings hold this CTA's fp32 partial tile, (N_TOK, W_ROWS)
-  // token-major, and with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit). recv_bar's 8
-  // bytes lie in the alignment's slack: the base is 16-B aligned, so aligning it to 1024 B uses at most 1008.
-  static constexpr size_t smem_bytes(int stages) { return static_cast<size_t>(stages) * (kStageBytes + 16) + 1024; }
-  static_assert(smem_bytes(1) - (kStageBytes + 16) >= 1008 + sizeof(uint64_t), "recv_bar fits the alignment's slack");
+  // token-major, and with post=3 or 4 the slots its peers push after it (launch_cfg checks they fit). What follows
+  // the stages' barriers (kTailBytes: recv_bar) lies in the alignment's slack: the base is 16-B aligned, so aligning
+  // it to 1024 B uses at most 1008 of kSlackBytes.
+  static constexpr size_t kStageBarrierBytes = 2 * sizeof(uint64_t);  // full_bar, empty_bar
+  static constexpr size_t kTailBytes = sizeof(uint64_t);              // recv_bar
+  static constexpr size_t kSlackBytes = 1024;
+  static_assert(kSlackBytes >= 1008 + kTailBytes, "the barriers after the stages' fit the alignment's slack");
+  static constexpr size_t smem_bytes(int stages) {
+    return static_cast<size_t>(stages) * (kStageBytes + kStageBarrierBytes) + kSlackBytes;
+  }
   static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
@@ -283,10 +289,12 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // in the idle ring; one slot a sender, the groups packed, the up columns after the gate's), and the owner adds
   // its slots from its own SMEM. No cluster barrier with a release fence (the first one only says the rings are
   // idle, the second only keeps each partial alive until its copies have landed) and no remote loads.
-  // NOTE: compute-sanitizer memcheck's bulk-copy check reports every copy below as "not located in remote CTA" (and
-  // stops the kernel); it does the same to ladder_cluster_probe's minimal push, a CTA copying into its own SMEM, whose
-  // results are right plain and under memcheck with --check-bulk-copy no, as ours are: the tool's (docs/notes.md,
-  // twenty-sixth session). Run memcheck on the push with --check-bulk-copy no, and on the pull (post=1) in full.
+  // NOTE: compute-sanitizer memcheck's bulk-copy check reports the copies below as "not located in remote CTA" (and
+  // stops the kernel), to this CTA and to its peers alike, naming the sender's own rank and slot whatever the
+  // destination (dev/2026-12-05-s26/verify2/); it does the same to ladder_cluster_probe's minimal push, where one CTA
+  // copies into its own SMEM, whose results are right plain and under memcheck with --check-bulk-copy no, as ours
+  // are: the tool's (docs/notes.md, twenty-sixth session). Run memcheck on the push with --check-bulk-copy no, and on
+  // the pull (post=1) in full.
   const PushSlots slots{items, groups, split, up};
   const int slot_floats = slots.slot_floats();
   float* const recv = reinterpret_cast<float*>(smem + Cfg::kPartialBytes);
