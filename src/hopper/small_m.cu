@@ -28,7 +28,8 @@ std::string describe(const detail::Problem& p, bool pdl) {
   const Plan pl = plan(p, "small-M");
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
-         " (cluster, DSMEM reduction), " + std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
+         (pl.push ? " (cluster, partials pushed to their owners by bulk copy), " : " (cluster, DSMEM reduction), ") +
+         std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
          " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "") +
          (pdl && p.b_static ? ", first weight stages loaded before the wait (B static)" : "");
 }

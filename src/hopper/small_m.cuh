@@ -395,6 +395,7 @@ struct Plan {
   int64_t tiles = 0, ctas = 0;  // the clusters' tiles (token tiles × row blocks), and CTAs
   int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
+  bool push = false;            // split > 1: the partials pushed to their owners by bulk copy (else the owners pull)
 };
 
 // The plain copy (D = A·Bᵀ) for a plain problem, unless LADDER_TUNE post=0 asks for the fused one (the A/B of the
@@ -559,6 +560,17 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     rebalance(2, 0, 4);
   }
   pl.ctas = pl.tiles * pl.split;
+  // The partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile fit in
+  // the ring past the partial tile, under post=4 (the default: token tiles of <= 16) or post=3 (any tile); elsewhere,
+  // and under post=1, the owners pull them. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process,
+  // two rounds): the push 0.5-1.3 µs faster at 1-16 tokens on the split layers (1x1024x8192 10.4 -> 9.1 µs,
+  // 1x1024x4096 7.0 -> 6.2), 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8,
+  // 128x1024x8192 13.7 -> 15.6); as the default against relax=0,post=1 (dev/2026-12-05-s26/h100-call/) 1x1024x8192
+  // 10.4 -> 8.9-9.0 µs.
+  const PushSlots largest{Cfg::N_TOK * static_cast<int>(out_tile / 4), static_cast<int>(out_tile / 4), pl.split,
+                          p.ep.swiglu};
+  pl.push = (tune.post == 3 || (tune.post == 4 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
+            Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 <= int64_t{pl.stages} * Cfg::kStageBytes;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
   pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
@@ -618,15 +630,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
   const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
-  // The partials pushed to their owners (the kernel's push path) where the receive slots of a full token tile fit in
-  // the ring past the partial tile, under post=4 (the default: token tiles of <= 16) or post=3 (any tile); elsewhere,
-  // and under post=1, the owners pull them. Measured 2026-12-05 on an H100 (dev/2026-12-05-s25/knobs/, one process, two rounds): the
-  // push 0.5-1.3 µs faster at 1-16 tokens on the split layers (1x1024x8192 10.4 -> 9.1 µs, 1x1024x4096 7.0 -> 6.2),
-  // 1-4 µs slower with the 64- and 128-token tiles (256x4096x4096 22.3 -> 25.8, 128x1024x8192 13.7 -> 15.6).
-  const PushSlots largest{Cfg::N_TOK * (out_tile / 4), out_tile / 4, pl.split, p.ep.swiglu};
-  const bool push = (tune.post == 3 || (tune.post == 4 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
-                    Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 <=
-                        int64_t{pl.stages} * Cfg::kStageBytes;
+  const bool push = pl.push;
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
