@@ -13,8 +13,9 @@
 //   • every memset lies inside a workspace block; every block is freed by the end of the call;
 //   • ladder_gemm_plan launches nothing, and the same call twice launches the same kernels with the same shapes;
 //     ladder_gemm and ladder_gemm_ld launch what ladder_gemm_v2 does for the same plain fp16 GEMM;
-//   • best's plan names the kernel that runs (family, tile, writeback, split, CTAs, PDL), small-M's grid covers D
-//     exactly, and h09-h13 launch their own family's kernel (PDL at h13 only).
+//   • best's plan names the kernel that runs (family, tile, writeback, split, CTAs, PDL) and small-M's reduction as
+//     LADDER_TUNE post asks (pushed or pulled), small-M's grid covers D exactly, and h09-h13 launch their own
+//     family's kernel (PDL at h13 only).
 // What it cannot check: what the kernels do with plain loads and stores (the pad copy, the register writeback, the
 // small-M kernel's stores): the GPU tests do.
 //
@@ -339,6 +340,17 @@ struct Checker {
 // The small-M kernel's Config<T, CONSUMERS, N_TOK, ...> in its mangled name: consumers (64 weight rows each), N_TOK.
 const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
 
+// small-M's `post` in force: LADDER_TUNE's last post=, else the default (4). Read once, as the library reads it.
+int small_m_post() {
+  static const int post = [] {
+    const char* tune = std::getenv("LADDER_TUNE");
+    const std::string t = tune ? tune : "";
+    const size_t at = t.rfind("post=");
+    return at == std::string::npos ? 4 : std::atoi(t.c_str() + at + 5);
+  }();
+  return post;
+}
+
 // best's plan names what runs: its family, tile, writeback, split and CTAs against the kernel of the call's last
 // launch (the GEMM; the pad copies come first), read from the kernel's mangled name (its Config's template arguments)
 // and the launch. Empty if they agree.
@@ -359,6 +371,18 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
       return said(pm[1].str() + " weight rows x " + pm[2].str() + " tokens");
     if (l.cluster[0] != std::stoul(pm[3])) return "the plan says K split " + pm[3].str() + ", the cluster is " + std::to_string(l.cluster[0]);
     if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
+    // The split's reduction: pushed by bulk copy where post=3 or 4 asks for it and the plan splits K, for the tiles of
+    // up to 16 tokens always (their receive slots fit any ring: 16 × 68 × 4 B of partial plus ≤ 16 × 272 B of slots
+    // against one 10-KB stage); pulled under post=0-2, at split 1, and under post=4 above 16 tokens.
+    const bool pushed = plan.find("pushed to their owners") != std::string::npos;
+    const int post = small_m_post(), tokens = std::stoi(pm[2]);
+    const bool split = std::stoul(pm[3]) > 1;
+    if (pushed && (!split || post < 3 || (post == 4 && tokens > 16)))
+      return "the plan pushes the partials where post=" + std::to_string(post) + " at split " + pm[3].str() + ", " +
+             pm[2].str() + " tokens does not";
+    if (!pushed && split && post >= 3 && tokens <= 16)
+      return "the plan pulls the partials of a " + pm[2].str() + "-token tile at split " + pm[3].str() + " under post=" +
+             std::to_string(post);
     return {};
   }
   if (family == "pingpong" || family == "pingpong_narrow") {
