@@ -152,7 +152,8 @@ sanitize() {
 }
 # The groups every session script (h200_s15.sh on) shares, after its own: tests (the GPU suite), verify (best's check
 # suites, small-M with two weight boxes, the sanitizers on small-M shapes, the GPU suite), final (best's check suites,
-# then the three suites re-benched: their CSVs come back in $OUT) and model (the Llama model).
+# then the three suites re-benched: their CSVs come back in $OUT), model (the Llama model) and resc2 (resc=1's test,
+# cost and MLP).
 common_group() {
   case $1 in
     tests) gpu_tests 240 ;;
@@ -163,6 +164,10 @@ common_group() {
       gpu_tests 240 ;;
     final) check_suites; bench_suites ${TMS:-60} ;;
     model) llama_model ;;
+    resc2)  # resc=1 (best's residual GEMM with its whole C early): its GPU test, its cost at 2048x16384x4096, the MLP
+      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1
+      grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
+      resc_ab 2048x16384x4096 150 ;;
     *) echo "unknown group $1" ;;
   esac
 }

@@ -25,9 +25,6 @@ session_group() {
       ab push "$SHORT,$REG,$MID" ";post=3;relax=1;post=3,relax=1"
       ab bstatic "$SHORT,$REG" ";bstatic=1"
       AB_A=build/ab/ladder-p0 abx pf "$SHORT,$REG,$FAM" "" ;;
-    resc2)
-      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
-      resc_ab 2048x16384x4096 150 ;;  # the shorter form of h200_s24.sh's resc: one shape
     pushtests)
       T 120 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartialsGiveThePulledBits:Pdl.*' > "$L/tests-push.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-push.log" | tail -6
       LADDER_TUNE=post=3,relax=1 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 1 > "$L/check-smallm-push.log" 2>&1; echo "post=3,relax=1 smallm: $(tail -1 "$L/check-smallm-push.log")" ;;

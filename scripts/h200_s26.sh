@@ -71,9 +71,6 @@ session_group() {
       echo "ours memcheck nobulk: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-nobulk.log" | tr '\n' ' ')"
       LADDER_TUNE=relax=0,post=1 T 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/ladder" check --steps h12,best --shapes $S --seeds 1 > "$L/mem-pull.log" 2>&1
       echo "ours memcheck pull: $(grep -E 'ERROR SUMMARY|passed' "$L/mem-pull.log" | tr '\n' ' ')" ;;
-    resc2)  # as h200_s25.sh: resc=1's GPU test, the residual's cost at 2048x16384x4096 and issue 12's MLP under resc 0/1
-      T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
-      resc_ab 2048x16384x4096 150 ;;
     defab)  # the new defaults against the old (relax=0,post=1) in one process, two rounds; predicted from the H100: the
             # 1024-row layers at 1-16 tokens 0.5-1.3 µs less, the split rows 0.3-0.6 µs less, the 64-128-token tiles unchanged
       ab defaults "$SHORT,$REG,$MID" ";relax=0,post=1" ;;

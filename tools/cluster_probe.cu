@@ -60,6 +60,7 @@
 #include "device/named_barrier.cuh"
 #include "device/pipeline.hpp"
 #include "device/smem.cuh"
+#include "device/split_reduce.hpp"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "harness/harness.hpp"
@@ -93,11 +94,11 @@ constexpr const char* kIdNames[kIdFields] = {"cluster.num_blocks()", "cluster.bl
                                              "DSMEM rank mismatch mask"};
 static_assert(kPRows * kPStride * 4 <= 2 * kTmaStageBytes, "the partial tile is written over a ring of 2 stages");
 constexpr int kGroups = kPCols / 4, kItems = kPRows * kGroups;  // the reduce-scatter's (row, 4 columns) groups
-// push: the receive slots after the partial tile, one a sender of ceil(kItems / split) groups: at most this many
-// groups over the cluster sizes 1-16 (1036, at 14)
+// push: the receive slots after the partial tile (PushSlots: one a sender of ceil(kItems / split) groups), at most
+// this many groups over the cluster sizes 1-16 (1036, at 14)
 constexpr int max_slot_groups() {
   int most = 0;
-  for (int s = 1; s <= kMaxSize; ++s) most = std::max(most, s * ((kItems + s - 1) / s));
+  for (int s = 1; s <= kMaxSize; ++s) most = std::max(most, s * PushSlots{kItems, kGroups, s, false}.slot_items());
   return most;
 }
 static_assert(kPRows * kPStride * 4 + max_slot_groups() * 16 <= 3 * kTmaStageBytes, "push fits a 3-stage ring");
@@ -249,32 +250,29 @@ __global__ void __launch_bounds__(kThreads) ring_kernel(const __grid_constant__ 
       if (V == Variant::push) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the bulk copies read P
     }
   }
-  if constexpr (V == Variant::push) {
+  if constexpr (V == Variant::push) {  // small_m's push, on its own slot arithmetic (device/split_reduce.hpp)
     const uint32_t* const P = reinterpret_cast<const uint32_t*>(smem);
-    const int slot = 4 * ((kItems + split - 1) / split);  // uint32 words a sender's slot
+    const PushSlots slots{kItems, kGroups, split, false};
     uint32_t* const recv = reinterpret_cast<uint32_t*>(smem) + kPRows * kPStride;
-    auto lo_of = [&](int q) { return q * kItems / split; };
     if (warp < kConsumerWarps) named_barrier_sync(1, kConsumerThreads);  // the partial is written and fenced
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);  // every ring is idle: receive areas may be written
     cuda::ptx::barrier_cluster_wait();
-    const int lo = lo_of(rank), hi = lo_of(rank + 1);
-    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, static_cast<uint32_t>((hi - lo) * 16 * split));
+    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(recv_bar, slots.bytes_to(rank));
     if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a row
-      const int q = static_cast<int>(threadIdx.x), qlo = lo_of(q), qhi = lo_of(q + 1);
-      const uint32_t dst = shared_cluster_addr(recv + rank * slot, static_cast<uint32_t>(q));
+      const int q = static_cast<int>(threadIdx.x);
+      const uint32_t dst = shared_cluster_addr(recv + rank * slots.slot_floats(), static_cast<uint32_t>(q));
       const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(q));
-      for (int it = qlo; it < qhi;) {
-        const int m = it / kGroups, g = it % kGroups, n = std::min(qhi - it, kGroups - g);
-        bulk_copy_to_cluster(dst + 16 * (it - qlo), P + m * kPStride + 4 * g, static_cast<uint32_t>(n * 16), bar);
-        it += n;
+      for (int it = slots.lo(q), m, g, n; it < slots.hi(q); it += n) {
+        slots.run(q, it, m, g, n);
+        bulk_copy_to_cluster(dst + 4 * slots.at(q, it), P + m * kPStride + 4 * g, static_cast<uint32_t>(n * 16), bar);
       }
     }
     mbarrier_wait<true>(recv_bar, 0, "recv_bar");  // every copy into this CTA has landed
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_relaxed);  // so every source it read is free
-    for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += kThreads) {
+    for (int it = slots.lo(rank) + static_cast<int>(threadIdx.x); it < slots.hi(rank); it += kThreads) {
       uint4 a = make_uint4(0, 0, 0, 0);
       for (int q = 0; q < split; ++q) {
-        const uint4 v = *reinterpret_cast<const uint4*>(recv + q * slot + 4 * (it - lo));
+        const uint4 v = *reinterpret_cast<const uint4*>(recv + q * slots.slot_floats() + slots.at(rank, it));
         a.x += v.x, a.y += v.y, a.z += v.z, a.w += v.w;
       }
       const int m = it / kGroups, c = 4 * (it % kGroups);
