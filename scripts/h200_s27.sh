@@ -17,7 +17,7 @@ session_group() {
       echo "probe: $(grep -c "result=ok" "$L/probe-plain.log") ok, $(grep -c "result=WRONG" "$L/probe-plain.log") wrong"; grep "result=" "$L/probe-plain.log" | cut -c1-80 | head -8 ;;
     sweep)  # predicted: most rows within 3 % of auto; a win only where a tile the rules exclude is faster
       local LOW="32x14336x4096,64x14336x4096,128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192,128x1024x8192,256x4096x4096,256x8192x8192,256x1024x8192,512x1024x4096,512x1024x8192,512x4096x14336"
-      ab low "$LOW" ";tok=128;tok=128,split=2;tok=128,split=4;tok=64;wg=1;kernel=pingpong;kernel=pingpong_narrow;kernel=coop;kernel=coop1;kernel=coop_fit"
+      ab low "$LOW" ";relax=0,post=1;tok=128;tok=128,split=2;tok=128,split=4;tok=64;wg=1;kernel=pingpong;kernel=pingpong_narrow;kernel=coop;kernel=coop1;kernel=coop_fit"
       ab kv "16x1024x4096,16x1024x8192,8x1024x4096,1x1024x4096,8x14336x4096,16x14336x4096" ";split=2;split=4;split=8;split=16;stages=8;cps=2;wbox=2;l2promo=256" ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1
