@@ -3,6 +3,8 @@
 #   GROUPS_="final model"  publish the defaults of c2175a5 on the H200 (check suites, the three suites benched, the model)
 #   GROUPS_=sweep          every decode row below 1.0x (H200, call 1) and the 1024-row layers under best's other
 #                          kernels and small-M's splits and tiles (ladder bench --tune, one process, two rounds)
+#   GROUPS_=old            26d3c3b's binary ($OLD, build/ab/ladder-26d) against HEAD's, a b b a, on the rows that moved
+#                          between the two published passes (512x1024x4096 14.2 -> 16.1 us) and their neighbours
 #   GROUPS_=torch          issue 12's MLP and Linear+bias+GELU (no compile baselines) at HEAD
 #   GROUPS_=pdl            the PDL and small-M GPU tests (the chain's push trace check and 32-token case, unrun on a GPU
 #                          until now) and the rewritten probe's push variant, plain
@@ -19,6 +21,8 @@ session_group() {
       local LOW="32x14336x4096,64x14336x4096,128x4096x4096,128x14336x4096,128x4096x14336,128x8192x8192,128x1024x8192,256x4096x4096,256x8192x8192,256x1024x8192,512x1024x4096,512x1024x8192,512x4096x14336"
       ab low "$LOW" ";relax=0,post=1;tok=128;tok=128,split=2;tok=128,split=4;tok=64;wg=1;kernel=pingpong;kernel=pingpong_narrow;kernel=coop;kernel=coop1;kernel=coop_fit"
       ab kv "16x1024x4096,16x1024x8192,8x1024x4096,1x1024x4096,8x14336x4096,16x14336x4096" ";split=2;split=4;split=8;split=16;stages=8;cps=2;wbox=2;l2promo=256" ;;
+    old)  # predicted: 512x1024x4096 16 us in both if the change is the run's, 14 against 16 if it is the code's
+      AB_A=${OLD:-build/ab/ladder-26d} abx old "512x1024x4096,256x1024x4096,128x4096x4096,512x1024x8192,1x1024x4096,16x1024x4096,16x14336x4096,32x14336x4096,1x4096x14336" "" ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1
       tail -24 "$L/torch.log" | cut -c1-150 ;;

@@ -330,6 +330,61 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
   detail::set_tuning(saved);
 }
 
+// LADDER_TUNE defer=2: best's cooperative residual GEMM (beta·C, no activation) leaves alpha·acc + bias in SMEM in D's
+// dtype and the epilogue warps add beta·C (by TMA, two 64×64 blocks) and store the tile. D is rounded twice there,
+// once where the consumers' own epilogue (defer=1) rounds, so the two agree bit for bit wherever one addend is exact:
+// alpha = 0 (y = ±0: every element of C must land on its own element of D, every tile) and C = 0 (y alone: the stash,
+// the bias and the store). fp16 and bf16, C apart and C = D (accumulating in place), several tiles a CTA and a ragged
+// shape with stream-K pieces. The trace shows which copy ran.
+TEST(Cooperative, DeferredResidualPlacesEveryElement) {
+  LADDER_REQUIRE_HOPPER_GPU("best ");
+  const detail::Tuning saved = detail::tuning();
+  struct ResCase {
+    int64_t M, N, K;
+    bool bf16, in_place;
+  };
+  for (const ResCase& c : std::vector<ResCase>{{2048, 4096, 2048, false, false}, {2048, 4096, 2048, true, true},
+                                               {1000, 5000, 1032, false, true}, {1000, 5000, 1032, true, false}}) {
+    harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), C(c.M * c.N), Z(c.M * c.N), D(c.M * c.N), bias(c.N);
+    harness::fill_random(A.get(), A.size(), 41, nullptr);
+    harness::fill_random(B.get(), B.size(), 42, nullptr);
+    harness::fill_random(C.get(), C.size(), 43, nullptr);
+    harness::fill_random(bias.get(), bias.size(), 44, nullptr);
+    ASSERT_EQ(cudaMemset(Z.get(), 0, Z.size() * 2), cudaSuccess);
+    for (const bool zero_alpha : {true, false}) {
+      ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);
+      const void* src = zero_alpha ? C.get() : Z.get();  // C = 0 where alpha is not 0
+      d.alpha = zero_alpha ? 0.0f : 0.5f, d.beta = zero_alpha ? 0.75f : 1.0f, d.C = c.in_place ? D.get() : src;
+      if (!zero_alpha) d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+      auto run = [&](int defer) {
+        detail::Tuning t = saved;
+        t.kernel = "coop", t.defer = defer;
+        if (c.in_place) EXPECT_EQ(cudaMemcpy(D.get(), src, C.size() * 2, cudaMemcpyDeviceToDevice), cudaSuccess);
+        return traced_run(t, d, D.size(), /*keep_d=*/c.in_place);
+      };
+      const auto [own, own_trace] = run(1);
+      const auto [deferred, deferred_trace] = run(2);
+      const std::string what = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) +
+                               (c.bf16 ? " bf16" : " fp16") + (c.in_place ? " C = D" : "") +
+                               (zero_alpha ? " alpha 0" : " C 0, bias");
+      EXPECT_EQ(own_trace.find("deferred"), std::string::npos) << what << ": " << own_trace;
+      EXPECT_NE(deferred_trace.find("stages 3 tma-store deferred-residual"), std::string::npos) << what << ": " << deferred_trace;
+      EXPECT_EQ(own, deferred) << what << ": the deferred residual differs from the consumers' own";
+      EXPECT_FALSE(any_nan_or_inf(deferred, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";
+      if (zero_alpha) {  // D = round(0.75·C): not zero where C is a normal number above twice the least one
+        std::vector<uint16_t> host(C.size());
+        EXPECT_EQ(cudaMemcpy(host.data(), C.get(), host.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        const uint16_t exponent = c.bf16 ? 0x7f80 : 0x7c00, two_least = c.bf16 ? 0x0100 : 0x0800;
+        size_t nonzero_c_zero_d = 0;
+        for (size_t i = 0; i < host.size(); ++i)
+          nonzero_c_zero_d += (host[i] & exponent) >= two_least && (deferred[i] & 0x7fff) == 0;
+        EXPECT_EQ(nonzero_c_zero_d, 0u) << what << ": elements of C that D lost";
+      }
+    }
+  }
+  detail::set_tuning(saved);
+}
+
 // best's tiles fitted to the waves (coop_fit): every compiled width and cluster, checked (poisoned D, cuBLAS and
 // CPU references, a bit-identical rerun) on shapes with partial tiles in every dimension, and a width that is not
 // compiled for the problem's cluster refused before launch.

@@ -352,11 +352,12 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
   EXPECT_EQ(d.defer, 1);  // the cooperative tile's activation in epilogue warps unless defer=0
+  EXPECT_EQ(detail::parse_tuning("defer=2").defer, 2);  // the residual in the epilogue warps too
   EXPECT_EQ(d.pdl, 1);  // best's kernels are programmatic dependent launches unless pdl=0
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
   EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners
   EXPECT_EQ(detail::parse_tuning("post=1").post, 1);  // pulled at every tile (post=4, pushed at <= 16 tokens, is the default)
-  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=2", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
                           "split=abc", "kernel="})
     EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

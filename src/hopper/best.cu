@@ -446,8 +446,9 @@ std::string describe(const detail::Problem& p) {
               ", register writeback";
     } else {
       what += cooperative::tma_storable(p) ? ", TMA-store writeback" : ", register writeback";
-      if ((c.kernel == Kernel::coop || c.kernel == Kernel::coop_dp) && cooperative::defers_activation(p))
-        what += ", the activation deferred under the next tile's mainloop (3 stages)";
+      if ((c.kernel == Kernel::coop || c.kernel == Kernel::coop_dp) && cooperative::defers_epilogue(p))
+        what += p.ep.beta != 0.0f ? ", the residual deferred under the next tile's mainloop (3 stages)"
+                                  : ", the activation deferred under the next tile's mainloop (3 stages)";
     }
     if (pdl_on()) what += ", programmatic dependent launch";
   }

@@ -91,7 +91,7 @@ bool takes(Tile tile, bool tma_store, const detail::Problem& p) {
   return tile == Tile::w192 ? Coop192::kTakesSwiglu : Coop4::kTakesSwiglu;
 }
 
-bool defers_activation(const detail::Problem& p) { return deferrable(p, tma_storable(p)); }
+bool defers_epilogue(const detail::Problem& p) { return deferrable(p, tma_storable(p)); }
 
 std::string check(const detail::Problem& p) { return require_tma_store(p); }
 

@@ -28,12 +28,21 @@ namespace ladder::hopper::cooperative {
 // NOTE: internal linkage, as for the ping-pong family; only src/hopper/cooperative.cu includes this header.
 namespace {
 
+// The deferred residual's two blocks of C (Config::DEFER): 64 × 64 each, SW128 as C's map loads them. Only the
+// deferred copies have them (the 4-stage copies fill the SMEM).
+template <bool DEFER>
+struct DeferredCBlocks {};
+template <>
+struct DeferredCBlocks<true> {
+  alignas(1024) __half c[2][64 * 64];
+};
+
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
 // 4th stage; EPI_COLS 0: the register writeback only (no staging tile). TILE_N < 256 (one m64nTILE_N wgmma per
 // consumer) trades bytes per FLOP for a better wave count. CLUSTER_M 1: one CTA a cluster, for one 128-row tile of
-// A (M <= 128), where a second CTA sharing B would have no rows. DEFER: an activation (GELU, SiLU, SwiGLU) runs in the
-// producer warpgroup's idle warps while the consumers go on to the next tile (cooperative_kernel): the whole tile waits
-// in Dtile, so EPI_COLS is TILE_N.
+// A (M <= 128), where a second CTA sharing B would have no rows. DEFER: an activation (GELU, SiLU, SwiGLU) or the
+// residual (beta·C) runs in the producer warpgroup's idle warps while the consumers go on to the next tile
+// (cooperative_kernel): the whole tile waits in Dtile, so EPI_COLS is TILE_N.
 template <int STAGES_, int GROUP_M_, int EPI_COLS_ = 256, int TILE_N_ = 256, int CLUSTER_M_ = 2, bool DEFER_ = false>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, GROUP_M = GROUP_M_;
@@ -64,9 +73,10 @@ struct Config {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];
     alignas(1024) __half Dtile[kConsumers][WGMMA_M * (kTmaStore ? EPI_COLS : 8)];  // per consumer: (64, EPI_COLS) SW128
+    DeferredCBlocks<DEFER> cblk;
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
-    uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
+    uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile); DEFER: in cblk.c[c]
     // DEFER: consumer c's tile is in Dtile[c] (stash_full, with its origin in stash_at; row −1: no more tiles), and the
     // epilogue warps' store has read it (stash_empty).
     uint64_t stash_full[kConsumers];
@@ -99,9 +109,9 @@ struct Output {
 };
 
 // The epilogues a deferred copy (Config::DEFER) takes: an activation that costs more than the mainloop's idle issue
-// slots hide, and no beta·C (its staging tile is the whole Dtile).
+// slots hide (without beta·C: its staging tile is the whole Dtile), or the residual (act_none: alpha, bias, beta·C).
 constexpr bool defers(Fused f) {
-  return f == Fused::gelu_tanh || f == Fused::gelu_erf || f == Fused::silu || f == Fused::swiglu;
+  return f == Fused::gelu_tanh || f == Fused::gelu_erf || f == Fused::silu || f == Fused::swiglu || f == Fused::act_none;
 }
 
 // T: the operands' (and D's, unless fp32) type. TMA_STORE: h09's stmatrix → SMEM → TMA-store writeback; else
@@ -128,7 +138,12 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   // torch's unfused GELU reads it) and go on to the next tile; warps 1-3 of the producer warpgroup, idle otherwise,
   // apply the activation there and store the tile. Measured (docs/notes.md, twentieth session): the same work in the
   // consumer warps, under their own wgmmas, slowed the mainloop more than it saved.
+  // The deferred residual (act_none) likewise: the consumers leave alpha·acc + bias in Dtile[c], and the epilogue warps
+  // add beta·C, brought by TMA into two 64 × 64 blocks (cblk), before storing: D is rounded twice, as torch's unfused
+  // `x @ W.T + r` rounds it. Without it the cooperative kernel's consumers wait for C's second half after their
+  // mainloop (+4.3-4.8 % at 2048×16384×4096, docs/notes.md, twenty-fourth session).
   constexpr bool kDefer = Cfg::DEFER && TMA_STORE && defers(F);
+  constexpr bool kDeferredResidual = kDefer && F == Fused::act_none;
   if (threadIdx.x == 0) {
     tma_prefetch_map(&tmap_a);  // the mainloop's descriptors, fetched during the setup (device/tma.cuh)
     tma_prefetch_map(&tmap_b);
@@ -165,6 +180,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
   auto epilogue_warps = [&](int et) {
     if constexpr (kDefer) {
       constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N, kVectors = WGMMA_M * kOutCols / 8;
+      static_assert(!kDeferredResidual || kOutCols / 64 >= 2, "the residual's first two blocks are loaded at once");
+      uint32_t c_phases = 0;  // kDeferredResidual: bit i, the phase of c_bar[i]'s next load
       for (uint32_t phase = 0, done = 0; !done; phase ^= 1) {
         for (int c = 0; c < Cfg::kConsumers; ++c) {
           mbarrier_wait(&s.stash_full[c], phase, "stash_full");
@@ -173,7 +190,27 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
             done = 1;
             continue;
           }
-          for (int v = et; v < kVectors; v += 3 * 32) activate_in_smem<F, T, TILE_N>(s.Dtile[c], v);
+          if constexpr (kDeferredResidual) {
+            // C's 64-column blocks through cblk.c[0] and [1]: block b + 2's load goes out once every warp has added
+            // block b (a named barrier: their reads of the block are done before the TMA writes it again).
+            auto load_c = [&](int b) {
+              mbarrier_arrive_expect_tx(&s.c_bar[b % 2], 64 * 64 * sizeof(__half));
+              tma_load_2d(s.cblk.c[b % 2], &tmap_c, at.y + 64 * b, at.x, &s.c_bar[b % 2]);
+            };
+            if (et == 0) load_c(0), load_c(1);
+            for (int b = 0; b < kOutCols / 64; ++b) {
+              mbarrier_wait(&s.c_bar[b % 2], (c_phases >> (b % 2)) & 1u, "c_bar");
+              c_phases ^= 1u << (b % 2);
+              for (int v = et; v < 64 * 64 / 8; v += 3 * 32)
+                add_c_in_smem<T>(s.Dtile[c] + b * 64 * 64, s.cblk.c[b % 2], v, epi.ep.beta);
+              if (b + 2 < kOutCols / 64) {
+                named_barrier_sync(1 + Cfg::kConsumers, 3 * 32);
+                if (et == 0) load_c(b + 2);
+              }
+            }
+          } else {
+            for (int v = et; v < kVectors; v += 3 * 32) activate_in_smem<F, T, TILE_N>(s.Dtile[c], v);
+          }
           cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // st.shared → the TMA store
           named_barrier_sync(1 + Cfg::kConsumers, 3 * 32);
           if (et == 0) {
@@ -245,7 +282,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     uint32_t stash_phase = 0;  // kDefer: fills of Dtile[c] so far, mod 2
     auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
     // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
-    const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferrable(): none deferred
+    const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferred: the epilogue warps
     CTile ct{&tmap_c, &s.c_bar[c]};
     const RingDescriptor ring_a(s.A[0] + c * WGMMA_M * BLK_K, TILE_M * BLK_K * sizeof(__half)),
         ring_b(s.B[0], TILE_N * BLK_K * sizeof(__half));
@@ -314,8 +351,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       if constexpr (kDefer) {
         mbarrier_wait(&s.stash_empty[c], stash_phase ^ 1, "stash_empty");  // the last tile's store has read Dtile[c]
         StreamKScheduler::Piece next_piece;
-        if (auto peek = cur; sk.sched.next(peek, next_piece)) {
-          // alpha and bias now; the epilogue warps apply the activation and store the tile under the next mainloop
+        // The residual's last tile too: its epilogue warps' work is C's loads, not ALU work the consumers do faster.
+        if (auto peek = cur; kDeferredResidual || sk.sched.next(peek, next_piece)) {
+          // alpha and bias now; the epilogue warps apply the activation or add C and store the tile under the next
+          // mainloop
           apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
           fragment_to_smem<TILE_N, T>(acc[0], s.Dtile[c]);
           if (leader) s.stash_at[c] = make_int2(row0, n_out);
@@ -446,7 +485,7 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool stream_k, 
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [&] {
     return "cooperative 128x" + std::to_string(Cfg::TILE_N) + " cluster " + std::to_string(Cfg::CLUSTER_M) + " stages " +
            std::to_string(Cfg::STAGES) +
-           (TMA_STORE ? " tma-store" : " register-store") + (Cfg::DEFER ? " deferred-activation" : "") + " stream-K tiles " +
+           (TMA_STORE ? " tma-store" : " register-store") + (Cfg::DEFER ? F == Fused::act_none ? " deferred-residual" : " deferred-activation" : "") + " stream-K tiles " +
            std::to_string(sk.sched.sk_tiles * std::max(rows, 1)) + " of " + std::to_string(tiles) +
            (rows > 0 ? " rows " + std::to_string(rows) : "") + (pdl ? " pdl" : "");
   });
@@ -460,9 +499,13 @@ void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream
     launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, pdl, step_id);
   });
 }
-// The deferred copies (Config::DEFER): the epilogues defers() takes, with the TMA-store writeback and no beta·C.
+// The deferred copies (Config::DEFER), with the TMA-store writeback: an activation without beta·C (LADDER_TUNE defer=1,
+// the default, or 2), and beta·C without an activation (defer=2).
 inline bool deferrable(const detail::Problem& p, bool tma_store) {
-  return tma_store && detail::tuning().defer != 0 && defers(fused_kind(p.ep)) && p.ep.beta == 0.0f;
+  const Fused kind = fused_kind(p.ep);
+  if (!tma_store || !defers(kind)) return false;
+  return kind == Fused::act_none ? detail::tuning().defer == 2 && p.ep.beta != 0.0f
+                                 : detail::tuning().defer != 0 && p.ep.beta == 0.0f;
 }
 template <class Cfg, class T>
 void launch_deferred(const detail::Problem& p, cudaStream_t stream, bool stream_k, bool pdl, const char* step_id) {
@@ -471,6 +514,7 @@ void launch_deferred(const detail::Problem& p, cudaStream_t stream, bool stream_
     case Fused::gelu_erf: return launch_typed<Cfg, T, true, Fused::gelu_erf>(p, stream, stream_k, pdl, step_id);
     case Fused::silu: return launch_typed<Cfg, T, true, Fused::silu>(p, stream, stream_k, pdl, step_id);
     case Fused::swiglu: return launch_typed<Cfg, T, true, Fused::swiglu>(p, stream, stream_k, pdl, step_id);
+    case Fused::act_none: return launch_typed<Cfg, T, true, Fused::act_none>(p, stream, stream_k, pdl, step_id);
     default: throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": internal: no deferred copy of this epilogue");
   }
 }

@@ -409,6 +409,24 @@ __device__ __forceinline__ void activate_in_smem(__half* tile, int v) {
   *p = x;
 }
 
+// Vector v (16 bytes, 0-511) of a deferred residual (the cooperative kernel's Config::DEFER with act_none): in the
+// 64 × 64 SW128 block `d`, where alpha·acc + bias waits in D's dtype, plus beta·C from `c`, C's block as its map loads
+// it (SW128 too: the same byte offset holds the same element, so no swizzle arithmetic). Rounded to D's dtype again.
+template <class T>
+__device__ __forceinline__ void add_c_in_smem(__half* d, const __half* c, int v, float beta) {
+  uint4* const p = reinterpret_cast<uint4*>(d) + v;
+  uint4 x = *p;
+  const uint4 y = reinterpret_cast<const uint4*>(c)[v];
+  uint32_t* const xw = reinterpret_cast<uint32_t*>(&x);
+  const uint32_t* const yw = reinterpret_cast<const uint32_t*>(&y);
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const float2 a = unpack2<T>(xw[q]), b = unpack2<T>(yw[q]);
+    xw[q] = pack2<T>(a.x + beta * b.x, a.y + beta * b.y);
+  }
+  *p = x;
+}
+
 // Host: CTile's map of C (D's dtype and shape, 64×64 boxes), or `d` (D's map, unused) when there is no C.
 inline CUtensorMap c_map(const detail::Problem& p, const CUtensorMap& d) {
   if (p.ep.beta == 0.0f) return d;

@@ -53,7 +53,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool strea
             const char* step_id);
 std::string check(const detail::Problem& p);  // with the TMA-store writeback
 bool takes(Tile tile, bool tma_store, const detail::Problem& p);  // SwiGLU fits the tile's stores
-bool defers_activation(const detail::Problem& p);  // Tile::w256_defer runs its deferred copy for p
+bool defers_epilogue(const detail::Problem& p);  // Tile::w256_defer runs its deferred copy (activation or residual) for p
 bool tma_storable(const detail::Problem& p);  // D: fp16/bf16, 16-byte rows and base; so is C (beta != 0)
 // Tiles fitted to the waves (best's coop_fit): 128 × width, one CTA a cluster (M <= 128: one tile row) or two
 // sharing B, the register writeback, whole tiles only. The compiled (width, cluster) pairs:

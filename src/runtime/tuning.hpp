@@ -28,6 +28,8 @@
 //                                           pushed only with token tiles of <= 16, where it measured faster),
 //                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
 //                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
+//                                           defer=2 (also the residual: beta·C without an activation added by
+//                                           the epilogue warps, C by TMA into two 64x64 blocks),
 //                                           wb=0 (the cooperative register writeback stores element
 //                                           pairs with per-element checks, as before the twentieth session),
 //                                           pdl=0 (best launches every kernel without programmatic dependent
@@ -52,7 +54,7 @@ struct Tuning {
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int post = 4;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = pulled; 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16 (default)
-  int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 0 = after it
+  int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 2 = the residual too; 0 = neither
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
