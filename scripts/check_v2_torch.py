@@ -10,6 +10,7 @@ residuals, SwiGLU, strided rows and the steps that take them, at a decode size (
     LADDER_LIBRARY=build/release/libladder.so python3 scripts/check_v2_torch.py --csv out.csv
     LADDER_TUNE=kernel=pingpong python3 scripts/check_v2_torch.py    # every case through one family of best's
     LADDER_TUNE=kernel=coop python3 scripts/check_v2_torch.py --set deferred   # the deferred activation
+    LADDER_TUNE=kernel=coop,defer=2 python3 scripts/check_v2_torch.py --set deferred   # and the deferred residual
 
 Each family compiles one kernel copy per epilogue kind, so each needs its own run. With LADDER_TUNE forcing a
 family, a case the family cannot take (the library says so: "LADDER_TUNE kernel=… needs/cannot …") is skipped.
@@ -74,12 +75,15 @@ def reference(a, b, act, bias, alpha, beta, c, swiglu):
 def operand_rounding(a, b, act, bias, alpha, swiglu, u):
     """u·Σ|x·∂f/∂x| over the activation's inputs x (the pre-activation values; SwiGLU's gate and up): the first-order
     error of rounding them to D's dtype before the activation, as the deferred copy does (and torch's unfused
-    activations do). Zero without an activation."""
-    if not swiglu and act in ("none", "relu"):
+    activations do). Without an activation the deferred copy is the residual's: y = alpha·acc + bias is rounded
+    before beta·C is added (as torch's unfused `x @ W.T + r`), u·|y|. ReLU is never deferred."""
+    if not swiglu and act == "relu":
         return 0.0
     y = alpha * (a.float() @ b.float().T)
     if bias is not None:
         y = y + bias.float()
+    if not swiglu and act == "none":
+        return u * y.abs()
     y.requires_grad_(True)
     with torch.enable_grad():  # the elementwise derivative: the functions are elementwise
         if swiglu:
@@ -196,7 +200,8 @@ def deferred_cases():
     """Shapes where the cooperative 128×256 tile (LADDER_TUNE kernel=coop) runs several tiles a CTA, so that its
     deferred activation (the twentieth session) runs under another tile's mainloop: ragged rows and columns, a
     stream-K last wave, K of more and of fewer K-tiles (17, 5) than a tile has slices (16), SwiGLU's half-width
-    tile; and the cases it leaves to the epilogue after the mainloop (ReLU, beta·C)."""
+    tile; the residual (beta·C without an activation), deferred under LADDER_TUNE defer=2; and the cases it leaves to
+    the epilogue after the mainloop (ReLU, an activation with beta·C)."""
     out = []
     for ab in (F16, BF16):
         for (m, n, k) in ((1000, 5000, 1032), (1000, 5000, 264), (2048, 4096, 512)):
@@ -207,6 +212,8 @@ def deferred_cases():
                 dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, swiglu=True, bias_dtype=F32),
                 dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="relu", bias_dtype=ab),
                 dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, act="gelu_erf", bias_dtype=ab, beta=1.0),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, beta=1.0),
+                dict(step="best", m=m, n=n, k=k, ab=ab, d_dtype=ab, alpha=0.5, beta=-0.5, bias_dtype=F32),
             ]
     return out
 

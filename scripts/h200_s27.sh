@@ -5,6 +5,9 @@
 #                          kernels and small-M's splits and tiles (ladder bench --tune, one process, two rounds)
 #   GROUPS_=old            26d3c3b's binary ($OLD, build/ab/ladder-26d) against HEAD's, a b b a, on the rows that moved
 #                          between the two published passes (512x1024x4096 14.2 -> 16.1 us) and their neighbours
+#   GROUPS_=dres           the deferred residual (LADDER_TUNE defer=2): the cooperative GPU tests, the v2/torch check of the
+#                          deferred set and of every case under it, the residual's cost over the plain GEMM (defer 1 2 2 1)
+#                          and issue 12's MLP under each (no compile baselines)
 #   GROUPS_=torch          issue 12's MLP and Linear+bias+GELU (no compile baselines) at HEAD
 #   GROUPS_=pdl            the PDL and small-M GPU tests (the chain's push trace check and 32-token case, unrun on a GPU
 #                          until now) and the rewritten probe's push variant, plain
@@ -23,6 +26,24 @@ session_group() {
       ab kv "16x1024x4096,16x1024x8192,8x1024x4096,1x1024x4096,8x14336x4096,16x14336x4096" ";split=2;split=4;split=8;split=16;stages=8;cps=2;wbox=2;l2promo=256" ;;
     old)  # predicted: 512x1024x4096 16 us in both if the change is the run's, 14 against 16 if it is the code's
       AB_A=${OLD:-build/ab/ladder-26d} abx old "512x1024x4096,256x1024x4096,128x4096x4096,512x1024x8192,1x1024x4096,16x1024x4096,16x14336x4096,32x14336x4096,1x4096x14336" "" ;;
+    dres)  # predicted: the residual's cost at 2048x16384x4096 from +4.3-4.8 % to ~+1 % (the deferred SwiGLU's +0.7 %), the
+           # MLP +1-1.5 % at 2048 and 8192 tokens (its down GEMM a third of it), 512 tokens unchanged (the ping-pong)
+      T 150 "$B/tests/ladder_tests" --gtest_filter='Cooperative.*' > "$L/tests-coop.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/tests-coop.log" | head -6
+      LADDER_TUNE=kernel=coop,defer=2 T 150 python3 scripts/check_v2_torch.py --set deferred --csv "$L/csv/check-v2-dres.csv" > "$L/check-v2-dres.log" 2>&1
+      echo "v2 deferred set, defer=2: $(tail -1 "$L/check-v2-dres.log")"; grep -E "^FAIL" "$L/check-v2-dres.log" | head -3
+      LADDER_TUNE=defer=2 T 150 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-all-dres.csv" > "$L/check-v2-all-dres.log" 2>&1
+      echo "v2 all, defer=2: $(tail -1 "$L/check-v2-all-dres.log")"
+      local r
+      for r in 1 2 2b 1b; do
+        LADDER_TUNE=defer=${r%b} T 100 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-defer$r.csv" --dtypes float16,bfloat16 \
+          --shapes 2048x16384x4096 --impls cublas,plain,residual > "$L/epicost-defer$r.log" 2>&1
+        echo "defer=$r"; grep -E "residual|plain" "$L/epicost-defer$r.log" | cut -c1-100
+      done
+      for r in 1 2; do
+        LADDER_TUNE=defer=$r T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-defer$r.json" > "$L/torch-defer$r.log" 2>&1
+        echo "torch defer=$r"; tail -8 "$L/torch-defer$r.log" | cut -c1-150
+      done ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1
       tail -24 "$L/torch.log" | cut -c1-150 ;;
