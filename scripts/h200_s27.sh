@@ -13,6 +13,7 @@
 #                          until now) and the rewritten probe's push variant, plain
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
 session_group() {
   case $1 in
     pdl)

@@ -35,6 +35,7 @@ struct DeferredCBlocks {};
 template <>
 struct DeferredCBlocks<true> {
   alignas(1024) __half c[2][64 * 64];
+  uint64_t bar[2];  // block c[i] has landed
 };
 
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
@@ -76,7 +77,7 @@ struct Config {
     DeferredCBlocks<DEFER> cblk;
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
-    uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile); DEFER: in cblk.c[c]
+    uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
     // DEFER: consumer c's tile is in Dtile[c] (stash_full, with its origin in stash_at; row −1: no more tiles), and the
     // epilogue warps' store has read it (stash_empty).
     uint64_t stash_full[kConsumers];
@@ -157,6 +158,8 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       mbarrier_init(&s.empty_bar[st], CLUSTER_M * Cfg::kConsumers * kWarpgroupThreads / 32);  // both CTAs' consumers
     }
     for (int c = 0; c < Cfg::kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
+    if constexpr (Cfg::DEFER)
+      for (int i = 0; i < 2; ++i) mbarrier_init(&s.cblk.bar[i], 1);
     fence_barrier_init();
   }
   cluster.sync();
@@ -181,7 +184,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     if constexpr (kDefer) {
       constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N, kVectors = WGMMA_M * kOutCols / 8;
       static_assert(!kDeferredResidual || kOutCols / 64 >= 2, "the residual's first two blocks are loaded at once");
-      uint32_t c_phases = 0;  // kDeferredResidual: bit i, the phase of c_bar[i]'s next load
+      uint32_t c_phases = 0;  // kDeferredResidual: bit i, the phase of cblk.bar[i]'s next load
       for (uint32_t phase = 0, done = 0; !done; phase ^= 1) {
         for (int c = 0; c < Cfg::kConsumers; ++c) {
           mbarrier_wait(&s.stash_full[c], phase, "stash_full");
@@ -194,12 +197,12 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
             // C's 64-column blocks through cblk.c[0] and [1]: block b + 2's load goes out once every warp has added
             // block b (a named barrier: their reads of the block are done before the TMA writes it again).
             auto load_c = [&](int b) {
-              mbarrier_arrive_expect_tx(&s.c_bar[b % 2], 64 * 64 * sizeof(__half));
-              tma_load_2d(s.cblk.c[b % 2], &tmap_c, at.y + 64 * b, at.x, &s.c_bar[b % 2]);
+              mbarrier_arrive_expect_tx(&s.cblk.bar[b % 2], 64 * 64 * sizeof(__half));
+              tma_load_2d(s.cblk.c[b % 2], &tmap_c, at.y + 64 * b, at.x, &s.cblk.bar[b % 2]);
             };
             if (et == 0) load_c(0), load_c(1);
             for (int b = 0; b < kOutCols / 64; ++b) {
-              mbarrier_wait(&s.c_bar[b % 2], (c_phases >> (b % 2)) & 1u, "c_bar");
+              mbarrier_wait(&s.cblk.bar[b % 2], (c_phases >> (b % 2)) & 1u, "cblk.bar");
               c_phases ^= 1u << (b % 2);
               for (int v = et; v < 64 * 64 / 8; v += 3 * 32)
                 add_c_in_smem<T>(s.Dtile[c] + b * 64 * 64, s.cblk.c[b % 2], v, epi.ep.beta);
@@ -283,6 +286,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     auto slot = [&](int worker) { return (worker * CLUSTER_M + rank) * Cfg::kConsumers + c; };
     // beta·C comes through Dtile[c] by TMA with the TMA-store writeback, element by element with the other.
     const bool has_c = TMA_STORE && F != Fused::none && !kDefer && epi.ep.beta != 0.0f;  // deferred: the epilogue warps
+    const bool add_c = has_c || kDeferredResidual;  // the deferred residual's last tile: C after its mainloop
     CTile ct{&tmap_c, &s.c_bar[c]};
     const RingDescriptor ring_a(s.A[0] + c * WGMMA_M * BLK_K, TILE_M * BLK_K * sizeof(__half)),
         ring_b(s.B[0], TILE_N * BLK_K * sizeof(__half));
@@ -351,8 +355,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       if constexpr (kDefer) {
         mbarrier_wait(&s.stash_empty[c], stash_phase ^ 1, "stash_empty");  // the last tile's store has read Dtile[c]
         StreamKScheduler::Piece next_piece;
-        // The residual's last tile too: its epilogue warps' work is C's loads, not ALU work the consumers do faster.
-        if (auto peek = cur; kDeferredResidual || sk.sched.next(peek, next_piece)) {
+        if (auto peek = cur; sk.sched.next(peek, next_piece)) {
           // alpha and bias now; the epilogue warps apply the activation or add C and store the tile under the next
           // mainloop
           apply_epilogue<TILE_N, 1, Fused::act_none, T>(acc, epi, bias, row0, n_out, M, out.out_cols);
@@ -363,7 +366,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           continue;
         }
         // The consumer's last piece: no mainloop left to hide under, and its 8 warps take the activation faster than
-        // the 3 epilogue warps; the whole epilogue here (below), as without DEFER.
+        // the 3 epilogue warps; the whole epilogue here (below), as without DEFER. The residual's C comes into the
+        // freed Dtile[c] now (measured: through the epilogue warps, whose loads go two blocks at a time, the last
+        // tile cost the MLP's down GEMM 2 % at 2048 tokens, ~2 tiles a CTA; docs/notes.md, twenty-seventh session).
+        if (kDeferredResidual && leader) ct.load<TILE_N, 1>(s.Dtile[c], row0, n_out);
       }
       if constexpr (F != Fused::none)
         if (epi.active) apply_epilogue<TILE_N, 1, F, T, !TMA_STORE>(acc, epi, bias, row0, n_out, M, out.out_cols);
@@ -374,7 +380,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           if (has_c && leader && h > 0) ct.load<Cfg::EPI_COLS, 1>(s.Dtile[c], row0, n_out + h * Cfg::EPI_COLS);
           store_tile_tma<Cfg::EPI_COLS, 1, T>(*reinterpret_cast<float(*)[1][Cfg::EPI_COLS / 2]>(&acc[0][h * Cfg::EPI_COLS / 2]),
                                               s.Dtile[c], &tmap_d, row0, n_out + h * Cfg::EPI_COLS, bar_id, ct,
-                                              has_c, epi.ep.beta);
+                                              add_c, epi.ep.beta);
         };
         if (!swiglu) {
 #pragma unroll
