@@ -314,7 +314,7 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
     d.alpha = 0.5f, d.beta = 1.0f, d.C = c.in_place ? D.get() : C.get();
     auto run = [&](int resc) {
       detail::Tuning t = saved;
-      t.kernel = "coop", t.resc = resc;
+      t.kernel = "coop", t.resc = resc, t.defer = 1;  // defer=2 defers the residual instead
       if (c.in_place) EXPECT_EQ(cudaMemcpy(D.get(), C.get(), C.size() * 2, cudaMemcpyDeviceToDevice), cudaSuccess);
       return traced_run(t, d, D.size(), /*keep_d=*/c.in_place);
     };

@@ -11,7 +11,8 @@
 //                                           relax=0 (small-M's last cluster barrier with its release fence, as
 //                                           before the twenty-sixth session; default 1: relaxed, measured faster),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
-//                                           loads the whole C before the mainloop; measured no faster, off),
+//                                           loads the whole C before the mainloop; measured no faster, off;
+//                                           where defer=2 defers the residual, that runs instead),
 //                                           bstatic=1 (every GEMM as if LADDER_FLAG_B_STATIC were set: a measurement
 //                                           knob, wrong where the kernel before a GEMM writes its B; no faster in
 //                                           the Llama model's decode, twenty-sixth session),
