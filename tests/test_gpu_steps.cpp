@@ -330,7 +330,7 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
   detail::set_tuning(saved);
 }
 
-// LADDER_TUNE defer=2: best's cooperative residual GEMM (beta·C, no activation) leaves alpha·acc + bias in SMEM in D's
+// LADDER_TUNE defer=2 (the default): best's cooperative residual GEMM (beta·C, no activation) leaves alpha·acc + bias in SMEM in D's
 // dtype and the epilogue warps add beta·C (by TMA, two 64×64 blocks) and store the tile. D is rounded twice there,
 // once where the consumers' own epilogue (defer=1) rounds, so the two agree bit for bit wherever one addend is exact:
 // alpha = 0 (y = ±0: every element of C must land on its own element of D, every tile) and C = 0 (y alone: the stash,

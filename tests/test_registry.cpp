@@ -351,8 +351,8 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.split, 0);
   EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
-  EXPECT_EQ(d.defer, 1);  // the cooperative tile's activation in epilogue warps unless defer=0
-  EXPECT_EQ(detail::parse_tuning("defer=2").defer, 2);  // the residual in the epilogue warps too
+  EXPECT_EQ(d.defer, 2);  // the cooperative tile's activation and residual in epilogue warps unless defer=0
+  EXPECT_EQ(detail::parse_tuning("defer=1").defer, 1);  // the activation only (the residual in the consumers)
   EXPECT_EQ(d.pdl, 1);  // best's kernels are programmatic dependent launches unless pdl=0
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
   EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners

@@ -48,7 +48,10 @@ LADDER_API int ladder_gemm_ld(const void* A, int64_t lda, const void* B, int64_t
  * With LADDER_EPILOGUE_SWIGLU, B holds the concatenated [gate; up] weights (N = 2·I rows: gate rows 0..I-1,
  * up rows I..2I-1) and D is M×I:  D[m, j] = silu(alpha·acc[m, j] + bias[j]) · (alpha·acc[m, I + j] + bias[I + j])
  * + beta·C[m, j]  (bias, when given, has 2·I entries; `activation` must be NONE).
- * Everything is applied in registers before the one store of D: no second kernel.
+ * Everything is applied before the one store of D: no second kernel. Where `best` runs the cooperative 128×256
+ * kernel, an activation (GELU, SiLU, SwiGLU) without beta·C, or beta·C without an activation, is applied in SMEM by
+ * epilogue warps under the next tile's mainloop, from y (or its input) rounded to D's dtype first, as torch's unfused
+ * ops round it: D = round(round(y) + beta·C) there (`ladder_gemm_plan` says "deferred").
  * Zero-initialise the struct and set `struct_size = sizeof(struct ladder_gemm_desc)`; fields added later will
  * keep zero meaning "off". The operands' dtypes must match (fp16 or bf16); D is that dtype or fp32. */
 enum ladder_dtype {

@@ -242,25 +242,28 @@ def test_patched_llama_on_the_gpu():
 
 @needs_v2
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu", "swiglu"])
-def test_best_defers_the_activation_on_a_large_layer(dtype, activation):
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu", "swiglu", "residual"])
+def test_best_defers_the_epilogue_on_a_large_layer(dtype, activation):
     """2048 tokens through a 4096 -> 16384 layer: best takes the cooperative 128x256 tile, whose copy for these
-    activations applies them under the next tile's mainloop (each CTA runs several tiles here). Against fp32 with
-    the output poisoned, and a rerun bit-identical."""
+    activations, and for a residual without one, applies them under the next tile's mainloop (each CTA runs several
+    tiles here). Against fp32 with the output poisoned, and a rerun bit-identical."""
     m, n, k = 2048, 16384, 4096
     x, w = rand(m, k, dtype=dtype, seed=11), rand(n, k, dtype=dtype, seed=12, scale=k ** -0.5)
     bias = rand(n, dtype=torch.float32, seed=13)
     swiglu = activation == "swiglu"
-    kw = dict(swiglu=True) if swiglu else dict(activation=activation)
+    residual = rand(m, n, dtype=dtype, seed=14) if activation == "residual" else None
+    if residual is not None:
+        activation = "none"
+    kw = dict(swiglu=True) if swiglu else dict(activation=activation, residual=residual)
     assert "deferred" in ladder.plan(x, w, bias, **kw)
     if swiglu:
         got = ladder.swiglu(x, w, bias)
         again = ladder.swiglu(x, w, bias)
         ref = reference.swiglu(x, w, bias, None)
     else:
-        got = ladder.linear(x, w, bias, activation=activation, out=poisoned((m, n), dtype))
-        again = ladder.linear(x, w, bias, activation=activation)
-        ref = reference.linear(x, w, bias, activation, None, 1.0, 1.0)
+        got = ladder.linear(x, w, bias, out=poisoned((m, n), dtype), **kw)
+        again = ladder.linear(x, w, bias, **kw)
+        ref = reference.linear(x, w, bias, activation, residual, 1.0, 1.0)
     torch.cuda.synchronize()
     assert_close_to_fp32(got, ref, k, "silu" if swiglu else activation)
     assert torch.equal(again, got), "a rerun on the same input is not bit-identical"

@@ -505,8 +505,10 @@ void launch_tma_store(const detail::Problem& p, cudaStream_t stream, bool stream
     launch_typed<Cfg, T, true, decltype(kind)::value>(p, stream, stream_k, pdl, step_id);
   });
 }
-// The deferred copies (Config::DEFER), with the TMA-store writeback: an activation without beta·C (LADDER_TUNE defer=1,
-// the default, or 2), and beta·C without an activation (defer=2).
+// The deferred copies (Config::DEFER), with the TMA-store writeback: an activation without beta·C (LADDER_TUNE defer=1
+// or 2, the default), and beta·C without an activation (defer=2). Measured 2026-12-05 (docs/results/dev/2026-12-05-s27/
+// call4/summary.txt, H200, rounds 2 1 1 2): the residual over the plain GEMM +4.4-4.6 % → +1.5-1.8 % at
+// 2048×16384×4096 and +1.4-1.5 % → +1.1-1.4 % at 2048×4096×14336, fp16 and bf16.
 inline bool deferrable(const detail::Problem& p, bool tma_store) {
   const Fused kind = fused_kind(p.ep);
   if (!tma_store || !defers(kind)) return false;

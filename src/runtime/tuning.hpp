@@ -12,7 +12,7 @@
 //                                           before the twenty-sixth session; default 1: relaxed, measured faster),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
 //                                           loads the whole C before the mainloop; measured no faster, off;
-//                                           where defer=2 defers the residual, that runs instead),
+//                                           where defer=2, the default, defers the residual, that runs instead),
 //                                           bstatic=1 (every GEMM as if LADDER_FLAG_B_STATIC were set: a measurement
 //                                           knob, wrong where the kernel before a GEMM writes its B; no faster in
 //                                           the Llama model's decode, twenty-sixth session),
@@ -28,9 +28,10 @@
 //                                           bulk copy wherever split > 1 and the slots fit), post=4 (the default:
 //                                           pushed only with token tiles of <= 16, where it measured faster),
 //                                           defer=0 (the cooperative 128x256 tile's consumers apply GELU,
-//                                           SiLU or SwiGLU after their mainloop: no epilogue warps),
-//                                           defer=2 (also the residual: beta·C without an activation added by
-//                                           the epilogue warps, C by TMA into two 64x64 blocks),
+//                                           SiLU, SwiGLU and beta·C after their mainloop: no epilogue warps),
+//                                           defer=1 (the activations in the epilogue warps, beta·C in the consumers,
+//                                           as before the twenty-seventh session; default 2: beta·C without an
+//                                           activation too, C by TMA into two 64x64 blocks: measured faster),
 //                                           wb=0 (the cooperative register writeback stores element
 //                                           pairs with per-element checks, as before the twentieth session),
 //                                           pdl=0 (best launches every kernel without programmatic dependent
@@ -55,7 +56,7 @@ struct Tuning {
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int post = 4;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = pulled; 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16 (default)
-  int defer = 1;        // the cooperative 128x256 tile: 1 = an activation in epilogue warps beside the mainloop; 2 = the residual too; 0 = neither
+  int defer = 2;        // the cooperative 128x256 tile: 2 = an activation or the residual in epilogue warps beside the mainloop (default); 1 = the activation only; 0 = neither
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
   int pdl = 1;          // best: 1 = every kernel a programmatic dependent launch (h13's change); 0 = none
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
