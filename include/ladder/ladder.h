@@ -50,8 +50,9 @@ LADDER_API int ladder_gemm_ld(const void* A, int64_t lda, const void* B, int64_t
  * + beta·C[m, j]  (bias, when given, has 2·I entries; `activation` must be NONE).
  * Everything is applied before the one store of D: no second kernel. Where `best` runs the cooperative 128×256
  * kernel, an activation (GELU, SiLU, SwiGLU) without beta·C, or beta·C without an activation, is applied in SMEM by
- * epilogue warps under the next tile's mainloop, from y (or its input) rounded to D's dtype first, as torch's unfused
- * ops round it: D = round(round(y) + beta·C) there (`ladder_gemm_plan` says "deferred").
+ * epilogue warps under the next tile's mainloop, from its input rounded to D's dtype first, as torch's unfused ops
+ * round it: act(round(alpha·acc + bias)), or D = round(round(y) + beta·C); a CTA's last tile, with no mainloop left to
+ * hide under, rounds once (`ladder_gemm_plan` says "deferred"; LADDER_TUNE defer=0 or 1 keeps them in registers).
  * Zero-initialise the struct and set `struct_size = sizeof(struct ladder_gemm_desc)`; fields added later will
  * keep zero meaning "off". The operands' dtypes must match (fp16 or bf16); D is that dtype or fp32. */
 enum ladder_dtype {
