@@ -293,6 +293,15 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
   detail::set_tuning(saved);
 }
 
+// The cooperative residual GEMM's cases: several tiles a CTA (2048×4096×2048) and a ragged shape with stream-K pieces
+// (1000×5000×1032), fp16 and bf16, C apart and C = D (accumulating in place).
+struct ResidualCase {
+  int64_t M, N, K;
+  bool bf16, in_place;
+};
+const std::vector<ResidualCase> kResidualCases = {
+    {2048, 4096, 2048, false, false}, {2048, 4096, 2048, true, true}, {1000, 5000, 1032, false, true}, {1000, 5000, 1032, true, false}};
+
 // LADDER_TUNE resc=1: best's cooperative residual GEMM (beta·C, no activation) runs a 3-stage copy that loads the whole
 // tile's C before the mainloop, where the 4-stage copy loads its second half after the first half's stores. The
 // epilogue's arithmetic is the same element by element, so D must be the 4-stage copy's bits: fp16 and bf16, C apart
@@ -300,12 +309,7 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
 TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
   LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
-  struct ResCase {
-    int64_t M, N, K;
-    bool bf16, in_place;
-  };
-  for (const ResCase& c : std::vector<ResCase>{{2048, 4096, 2048, false, false}, {2048, 4096, 2048, true, true},
-                                               {1000, 5000, 1032, false, true}, {1000, 5000, 1032, true, false}}) {
+  for (const ResidualCase& c : kResidualCases) {
     harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), C(c.M * c.N), D(c.M * c.N);
     harness::fill_random(A.get(), A.size(), 41, nullptr);
     harness::fill_random(B.get(), B.size(), 42, nullptr);
@@ -339,12 +343,7 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
 TEST(Cooperative, DeferredResidualPlacesEveryElement) {
   LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
-  struct ResCase {
-    int64_t M, N, K;
-    bool bf16, in_place;
-  };
-  for (const ResCase& c : std::vector<ResCase>{{2048, 4096, 2048, false, false}, {2048, 4096, 2048, true, true},
-                                               {1000, 5000, 1032, false, true}, {1000, 5000, 1032, true, false}}) {
+  for (const ResidualCase& c : kResidualCases) {
     harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), C(c.M * c.N), Z(c.M * c.N), D(c.M * c.N), bias(c.N);
     harness::fill_random(A.get(), A.size(), 41, nullptr);
     harness::fill_random(B.get(), B.size(), 42, nullptr);
