@@ -293,8 +293,8 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
   detail::set_tuning(saved);
 }
 
-// The cooperative residual GEMM's cases: several tiles a CTA (2048×4096×2048) and a ragged shape with stream-K pieces
-// (1000×5000×1032), fp16 and bf16, C apart and C = D (accumulating in place).
+// The cooperative residual GEMM's cases: several tiles a CTA (2048×4096×2048) and a ragged shape (1000×5000×1032),
+// fp16 and bf16, C apart and C = D (accumulating in place).
 struct ResidualCase {
   int64_t M, N, K;
   bool bf16, in_place;
@@ -305,7 +305,7 @@ const std::vector<ResidualCase> kResidualCases = {
 // LADDER_TUNE resc=1: best's cooperative residual GEMM (beta·C, no activation) runs a 3-stage copy that loads the whole
 // tile's C before the mainloop, where the 4-stage copy loads its second half after the first half's stores. The
 // epilogue's arithmetic is the same element by element, so D must be the 4-stage copy's bits: fp16 and bf16, C apart
-// and C = D (accumulating in place), a ragged shape with stream-K pieces. The trace shows which copy ran.
+// and C = D (accumulating in place), several tiles a CTA and a ragged shape. The trace shows which copy ran.
 TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
   LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
@@ -337,9 +337,11 @@ TEST(Cooperative, WholeResidualEarlyGivesTheSameBits) {
 // LADDER_TUNE defer=2 (the default): best's cooperative residual GEMM (beta·C, no activation) leaves alpha·acc + bias in SMEM in D's
 // dtype and the epilogue warps add beta·C (by TMA, two 64×64 blocks) and store the tile. D is rounded twice there,
 // once where the consumers' own epilogue (defer=1) rounds, so the two agree bit for bit wherever one addend is exact:
-// alpha = 0 (y = ±0: every element of C must land on its own element of D, every tile) and C = 0 (y alone: the stash,
-// the bias and the store). fp16 and bf16, C apart and C = D (accumulating in place), several tiles a CTA and a ragged
-// shape with stream-K pieces. The trace shows which copy ran.
+// alpha = 0 (y = ±0: every element of C must land on its own element of D, every tile) and C = −0 (y alone, its sign
+// kept even where it rounds to zero: the stash, the bias and the store). fp16 and bf16, C apart and C = D
+// (accumulating in place), several tiles a CTA (the stash, then the last tile in the consumers) and a ragged shape;
+// each also with every tile split by stream-K (fixup=0: the owners' stash, N's tail in the epilogue warps). The trace
+// shows which copy ran and that tiles were split.
 TEST(Cooperative, DeferredResidualPlacesEveryElement) {
   LADDER_REQUIRE_HOPPER_GPU("best ");
   const detail::Tuning saved = detail::tuning();
@@ -349,15 +351,16 @@ TEST(Cooperative, DeferredResidualPlacesEveryElement) {
     harness::fill_random(B.get(), B.size(), 42, nullptr);
     harness::fill_random(C.get(), C.size(), 43, nullptr);
     harness::fill_random(bias.get(), bias.size(), 44, nullptr);
-    ASSERT_EQ(cudaMemset(Z.get(), 0, Z.size() * 2), cudaSuccess);
-    for (const bool zero_alpha : {true, false}) {
+    const std::vector<uint16_t> minus_zero(Z.size(), 0x8000);  // −0 in fp16 and bf16
+    ASSERT_EQ(cudaMemcpy(Z.get(), minus_zero.data(), Z.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    for (const auto& [zero_alpha, fixup] : std::vector<std::pair<bool, int>>{{true, -1}, {false, -1}, {true, 0}, {false, 0}}) {
       ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);
-      const void* src = zero_alpha ? C.get() : Z.get();  // C = 0 where alpha is not 0
+      const void* src = zero_alpha ? C.get() : Z.get();  // C = −0 where alpha is not 0
       d.alpha = zero_alpha ? 0.0f : 0.5f, d.beta = zero_alpha ? 0.75f : 1.0f, d.C = c.in_place ? D.get() : src;
       if (!zero_alpha) d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
       auto run = [&](int defer) {
         detail::Tuning t = saved;
-        t.kernel = "coop", t.defer = defer;
+        t.kernel = "coop", t.defer = defer, t.fixup = fixup;
         if (c.in_place) EXPECT_EQ(cudaMemcpy(D.get(), src, C.size() * 2, cudaMemcpyDeviceToDevice), cudaSuccess);
         return traced_run(t, d, D.size(), /*keep_d=*/c.in_place);
       };
@@ -365,9 +368,14 @@ TEST(Cooperative, DeferredResidualPlacesEveryElement) {
       const auto [deferred, deferred_trace] = run(2);
       const std::string what = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) +
                                (c.bf16 ? " bf16" : " fp16") + (c.in_place ? " C = D" : "") +
-                               (zero_alpha ? " alpha 0" : " C 0, bias");
+                               (zero_alpha ? " alpha 0" : " C -0, bias") + (fixup == 0 ? " fixup 0" : "");
       EXPECT_EQ(own_trace.find("deferred"), std::string::npos) << what << ": " << own_trace;
       EXPECT_NE(deferred_trace.find("stages 3 tma-store deferred-residual"), std::string::npos) << what << ": " << deferred_trace;
+      if (fixup == 0) {
+        const size_t at = deferred_trace.find("stream-K tiles ");
+        ASSERT_NE(at, std::string::npos) << deferred_trace;
+        EXPECT_GT(std::atoi(deferred_trace.c_str() + at + 15), 0) << what << ": no tile was split: " << deferred_trace;
+      }
       EXPECT_EQ(own, deferred) << what << ": the deferred residual differs from the consumers' own";
       EXPECT_FALSE(any_nan_or_inf(deferred, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";
       if (zero_alpha) {  // D = round(0.75·C): not zero where C is a normal number above twice the least one
