@@ -8,6 +8,8 @@
 #   GROUPS_=dres           the deferred residual (LADDER_TUNE defer=2): the cooperative GPU tests, the v2/torch check of the
 #                          deferred set and of every case under it, the residual's cost over the plain GEMM (defer 1 2 2 1)
 #                          and issue 12's MLP under each (no compile baselines)
+#   GROUPS_=dverify        the deferred residual as the default: the GPU suite, the Python GPU tests, and compute-sanitizer
+#                          on the cooperative tile's deferred copies (scripts/sanitize_epilogue.py --deferred)
 #   GROUPS_=torch          issue 12's MLP and Linear+bias+GELU (no compile baselines) at HEAD
 #   GROUPS_=pdl            the PDL and small-M GPU tests (the chain's push trace check and 32-token case, unrun on a GPU
 #                          until now) and the rewritten probe's push variant, plain
@@ -44,6 +46,16 @@ session_group() {
       for r in 1 2; do
         LADDER_TUNE=defer=$r T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-defer$r.json" > "$L/torch-defer$r.log" 2>&1
         echo "torch defer=$r"; tail -8 "$L/torch-defer$r.log" | cut -c1-150
+      done ;;
+    dverify)
+      gpu_tests 240
+      PYTHONPATH=$PWD/python T 200 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \
+        > "$L/pytest-gpu.log" 2>&1; tail -3 "$L/pytest-gpu.log"
+      local tool
+      for tool in memcheck racecheck synccheck; do
+        LADDER_TUNE=kernel=coop T 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sanitize_epilogue.py \
+          --deferred > "$L/sanitize-deferred-$tool.log" 2>&1
+        echo "deferred $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$L/sanitize-deferred-$tool.log" | tr '\n' ' ')"
       done ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1

@@ -6,6 +6,8 @@ bias + GELU + residual (C by TMA into the staging tile), bias + SiLU, SwiGLU + r
 
     LADDER_TUNE=kernel=coop compute-sanitizer --tool racecheck python3 scripts/sanitize_epilogue.py
     LADDER_TUNE=kernel=coop compute-sanitizer --tool racecheck python3 scripts/sanitize_epilogue.py --deferred
+
+--deferred: the cooperative tile's deferred activations and residual (several tiles a CTA, 1000×5000×264).
 """
 import sys
 
@@ -62,6 +64,15 @@ def deferred() -> int:
     cases = {f"bias+{a}": (lambda a=a: ladder.linear(cx, cw, cb, activation=a),
                            reference.linear(x.float(), w.float(), b.float(), a)) for a in ("gelu", "gelu_tanh", "silu")}
     cases["swiglu"] = (lambda: ladder.swiglu(cx, cw), reference.swiglu(x.float(), w.float()))
+    # The deferred residual (the default since the twenty-seventh session): C by TMA into the epilogue warps' blocks,
+    # apart and as D itself (accumulating in place)
+    r = rnd(m, n)
+    cr = r.cuda()
+    cases["bias+residual"] = (lambda: ladder.linear(cx, cw, cb, residual=cr),
+                              reference.linear(x.float(), w.float(), b.float(), "none", r.float()))
+    d = cr.clone()
+    cases["accumulate"] = (lambda: ladder.linear(cx, cw, out=d, accumulate=True, beta=0.5),
+                           reference.linear(x.float(), w.float(), residual=r.float(), beta=0.5))
     return run_cases(cases)
 
 
