@@ -48,7 +48,7 @@ session_group() {
       T 120 "$B/tests/ladder_tests" --gtest_filter='Cooperative.WholeResidualEarlyGivesTheSameBits' > "$L/tests-resc.log" 2>&1; grep -E "OK|FAILED|PASSED" "$L/tests-resc.log" | tail -3
       LADDER_TUNE=kernel=coop,resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-coop-resc.csv" > "$L/check-v2-coop-resc.log" 2>&1; tail -1 "$L/check-v2-coop-resc.log"
       LADDER_TUNE=resc=1 T 200 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-resc.csv" > "$L/check-v2-resc.log" 2>&1; tail -1 "$L/check-v2-resc.log"
-      resc_ab 2048x16384x4096,2048x4096x14336,8192x4096x14336 200 ;;
+      knob_ab resc 0 1 2048x16384x4096,2048x4096x14336,8192x4096x14336 200 ;;
     ncukv)  # where a short decode GEMM's time goes, one launch each under ncu (no PDL overlap): default, post=3,
             # relax=1, and cuBLAS's kernel; read with dev/2026-12-03-s20/call1/analysis/ (regions.py, metrics_table.py)
       ncu_compare ncukv1 1x1024x4096 "auto::regex:small_m" "push:post=3:regex:small_m" "relax:relax=1:regex:small_m" "cublas::regex:nvjet|gemv|gemm"

@@ -37,16 +37,7 @@ session_group() {
       echo "v2 deferred set, defer=2: $(tail -1 "$L/check-v2-dres.log")"; grep -E "^FAIL" "$L/check-v2-dres.log" | head -3
       LADDER_TUNE=defer=2 T 150 python3 scripts/check_v2_torch.py --csv "$L/csv/check-v2-all-dres.csv" > "$L/check-v2-all-dres.log" 2>&1
       echo "v2 all, defer=2: $(tail -1 "$L/check-v2-all-dres.log")"
-      local r
-      for r in 1 2 2b 1b; do
-        LADDER_TUNE=defer=${r%b} T 100 python3 scripts/epilogue_cost.py --out "$L/csv/epicost-defer$r.csv" --dtypes float16,bfloat16 \
-          --shapes 2048x16384x4096 --impls cublas,plain,residual > "$L/epicost-defer$r.log" 2>&1
-        echo "defer=$r"; grep -E "residual|plain" "$L/epicost-defer$r.log" | cut -c1-100
-      done
-      for r in 1 2; do
-        LADDER_TUNE=defer=$r T 200 python3 scripts/torch_bench.py --no-compile --cases mlp --out "$L/torch-defer$r.json" > "$L/torch-defer$r.log" 2>&1
-        echo "torch defer=$r"; tail -8 "$L/torch-defer$r.log" | cut -c1-150
-      done ;;
+      knob_ab defer 1 2 2048x16384x4096 100 ;;
     dverify)
       gpu_tests 240
       PYTHONPATH=$PWD/python T 200 python3 -m pytest -q -x python/tests/test_gpu_ops.py python/tests/test_gpu_torch.py \

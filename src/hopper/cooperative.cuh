@@ -35,7 +35,6 @@ struct DeferredCBlocks {};
 template <>
 struct DeferredCBlocks<true> {
   alignas(1024) __half c[2][64 * 64];
-  uint64_t bar[2];  // block c[i] has landed
 };
 
 // EPI_COLS < TILE_N stages the TMA-store writeback in column chunks through a smaller Dtile, leaving SMEM for a
@@ -78,6 +77,7 @@ struct Config {
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
     uint64_t c_bar[kConsumers];  // beta·C's chunk has landed in Dtile[c] (CTile)
+    uint64_t cblk_bar[2];        // DEFER: C's block has landed in cblk.c[i] (CTile)
     // DEFER: consumer c's tile is in Dtile[c] (stash_full, with its origin in stash_at; row −1: no more tiles), and the
     // epilogue warps' store has read it (stash_empty).
     uint64_t stash_full[kConsumers];
@@ -159,7 +159,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     }
     for (int c = 0; c < Cfg::kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
     if constexpr (Cfg::DEFER)
-      for (int i = 0; i < 2; ++i) mbarrier_init(&s.cblk.bar[i], 1);
+      for (int i = 0; i < 2; ++i) mbarrier_init(&s.cblk_bar[i], 1);
     fence_barrier_init();
   }
   cluster.sync();
@@ -184,7 +184,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     if constexpr (kDefer) {
       constexpr int kOutCols = F == Fused::swiglu ? TILE_N / 2 : TILE_N, kVectors = WGMMA_M * kOutCols / 8;
       static_assert(!kDeferredResidual || kOutCols / 64 >= 2, "the residual's first two blocks are loaded at once");
-      uint32_t c_phases = 0;  // kDeferredResidual: bit i, the phase of cblk.bar[i]'s next load
+      CTile c_blocks[2] = {{&tmap_c, &s.cblk_bar[0]}, {&tmap_c, &s.cblk_bar[1]}};  // kDeferredResidual: C's two blocks
       for (uint32_t phase = 0, done = 0; !done; phase ^= 1) {
         for (int c = 0; c < Cfg::kConsumers; ++c) {
           mbarrier_wait(&s.stash_full[c], phase, "stash_full");
@@ -196,14 +196,10 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           if constexpr (kDeferredResidual) {
             // C's 64-column blocks through cblk.c[0] and [1]: block b + 2's load goes out once every warp has added
             // block b (a named barrier: their reads of the block are done before the TMA writes it again).
-            auto load_c = [&](int b) {
-              mbarrier_arrive_expect_tx(&s.cblk.bar[b % 2], 64 * 64 * sizeof(__half));
-              tma_load_2d(s.cblk.c[b % 2], &tmap_c, at.y + 64 * b, at.x, &s.cblk.bar[b % 2]);
-            };
+            auto load_c = [&](int b) { c_blocks[b % 2].load<64, 1>(s.cblk.c[b % 2], at.x, at.y + 64 * b); };
             if (et == 0) load_c(0), load_c(1);
             for (int b = 0; b < kOutCols / 64; ++b) {
-              mbarrier_wait(&s.cblk.bar[b % 2], (c_phases >> (b % 2)) & 1u, "cblk.bar");
-              c_phases ^= 1u << (b % 2);
+              c_blocks[b % 2].wait();
               for (int v = et; v < 64 * 64 / 8; v += 3 * 32)
                 add_c_in_smem<T>(s.Dtile[c] + b * 64 * 64, s.cblk.c[b % 2], v, epi.ep.beta);
               if (b + 2 < kOutCols / 64) {
