@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The twenty-eighth session's device calls (docs/notes.md, "Twenty-eighth session"):
+#   GROUPS_=rules   best's two rules that call 2's sweep put in doubt, on the suite's rows and beside them:
+#                   (a) at 33-64 tokens the fitted cooperative tile where its one wave fills the SMs (coop_fit) against
+#                   small-M; (b) where small-M takes 64×64 tiles for one wave (K <= 4096, M <= 512), the 128-row tile
+#                   of 64 tokens and a K split (tok=64) against them (ladder bench --tune, one process, two rounds)
+#   GROUPS_=torch   issue 12's MLP and Linear+bias+GELU (no compile baselines) at HEAD
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+session_group() {
+  case $1 in
+    rules)  # predicted: (a) coop_fit 2-4 % faster wherever its wave is >= 95 % full (64×14336×4096: 33.0 against 34.5);
+            # (b) tok=64 faster where the tokens' re-reads dominate (512×1024×4096: 12.8 against 14.7), a tie at
+            # 128×4096×4096 (15.2 against 15.3)
+      ab fit "64x14336x4096,48x14336x4096,40x14336x4096,64x28672x8192,48x28672x8192,64x8192x8192,48x8192x8192,64x8192x28672,64x128256x4096,56x14336x4096,33x14336x4096" ";kernel=coop_fit"
+      ab w64 "512x1024x4096,448x1024x4096,384x1024x4096,320x1024x4096,256x1024x4096,128x4096x4096,96x4096x4096,128x2048x4096,256x2048x4096,192x2048x4096,512x1024x2048,512x1024x3072,384x2048x2048" ";tok=64;tok=96;tok=128" ;;
+    torch)
+      T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1
+      tail -24 "$L/torch.log" | cut -c1-150 ;;
+    *) common_group "$1" ;;
+  esac
+}
+run_groups
