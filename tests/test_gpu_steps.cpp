@@ -553,7 +553,8 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
 // them on the H200's 132 SMs and forced (LADDER_TUNE tok=) on ragged shapes (a short last token tile, odd N, K % 8 ≠ 0
 // through best's padding), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun). A layer of at
 // most 1/16 of the SMs in 128-row tiles keeps its 64×64 tiles at 65-128 tokens whatever tok says (tile_for); up to 512
-// tokens, 64×64 tiles that fit one wave with K ≤ 4096 are best's own pick unless tok is set.
+// tokens, 64×64 tiles that fit one wave with K ≤ 4096 are best's own pick unless tok is set, but for 128×64 where they
+// fill >= 80 % of it, the tokens are at least half the weight rows and K > 3072.
 TEST(SmallM, FittedTokenTilesMatchReferences) {
   LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
@@ -567,7 +568,8 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
                                    {200, 777, 2056, 96, "small-M 128x96"},  {288, 3584, 3584, 96, "small-M 128x96"},
                                    {385, 3072, 8192, 96, "small-M 128x96"}, {130, 2000, 4100, 64, "small-M 128x64"},
                                    {500, 1000, 1000, 64, "small-M 128x64"}, {70, 2056, 520, 96, "small-M 128x96"},
-                                   {512, 1024, 4096, 0, "small-M 64x64"},   {300, 1000, 4000, 0, "small-M 64x64"}};
+                                   {512, 1024, 4096, 0, "small-M 128x64"},  {500, 1000, 4000, 0, "small-M 128x64"},
+                                   {300, 1000, 4000, 0, "small-M 64x64"},   {512, 1024, 2048, 0, "small-M 64x64"}};
   for (const Case& c : cases) {
     detail::Tuning t = saved;
     if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok;

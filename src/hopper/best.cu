@@ -296,9 +296,15 @@ Choice choose(const detail::Problem& p) {
   // fitwb-summary.txt, interleaved, µs): 2560³ at 128×208 56.1 / 55.8 against best's cooperative 66.1 / 65.5 (cuBLAS
   // 55.7), 2560²×4096 89.0 / 87.5 against 107.2 / 105.4 (89.9), 1536²×2048 at 128×144 18.3 against 21.3 (17.3).
   const bool wide_fit = p.M > 128 && (p.K >= 4096 || (p.K >= 2048 && blocks % 2 == 0)) && p.ep.plain();
-  if ((p.M > 64 && p.M <= 128) || wide_fit || forced_fit) c.fit = fit_pick(p);
+  // At 33-64 tokens too, for a plain GEMM: since that writeback it won or tied there again where its one wave fills
+  // >= 95 % of the SMs. Measured 2026-12-05 (dev/2026-12-05-s28/, interleaved, two rounds, µs): H200 64×14336×4096
+  // at 128×112 33.0 / 32.8 against small-M's 33.9 / 35.0 (cuBLAS 33.2 / 33.8), 32 tokens a tie (not taken); H100
+  // 64×14336×4096 44.0-44.1 against 45.6-45.7, 64×28672×8192 at 128×224 160-163 against 167-168, 48×28672×8192 161-163
+  // against 166, 33-56×14336×4096 ties (±0.5 %); the narrower 128×64 (8192-wide layers) lost, as before.
+  const bool fit_row = (p.M > 64 || (p.M > 32 && p.ep.plain())) && p.M <= 128;
+  if (fit_row || wide_fit || forced_fit) c.fit = fit_pick(p);
   const bool few_waves = p.M <= 128 || c.fit.waves <= 2;
-  if ((p.M > 64 && p.M <= 128) || wide_fit)
+  if (fit_row || wide_fit)
     if (c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95 && few_waves) {
       c.fit_candidate = true;
       if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
