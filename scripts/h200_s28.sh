@@ -21,6 +21,8 @@ session_group() {
     rab)  # predicted: 512×1024×4096 12.8 against 14.7 (H200), 64×14336×4096 33.0 against 34.5, 64×28672×8192 3 % faster;
           # 384×1024×4096 and 128×4096×4096 the same pick and time under each
       ab rab "512x1024x4096,500x1000x4000,448x1024x4096,64x14336x4096,48x14336x4096,64x28672x8192,48x28672x8192,40x28672x8192,384x1024x4096,128x4096x4096" ";wg=1;kernel=small_m" ;;
+    checks) check_suites ;;
+    benches) bench_suites ${TMS:-60} ;;
     h200only)
       if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
         local g; for g in $THEN; do echo "== $g $(date -u +%T)"; session_group "$g"; done
