@@ -3,13 +3,15 @@
 //   • small M (h12/h13: swapped operands, cluster split-K): a stream of B, so
 //       t ≈ 3 µs + max(bytes / 3.4 TB/s, FLOPs / rate of its tile: 250, 450 or, above 128 tokens, 360 TFLOP/s),
 //     above 128 tokens only from K = 2048; above 64 tokens its 128-row tiles take 64, 96 or 128 tokens, fitted to the
-//     tokens and the SMs up to 288 tokens (small_m::fitted_tokens);
+//     tokens and the SMs up to 288 tokens (small_m::fitted_tokens), or 64×64 tiles where they fit one wave with
+//     K ≤ 4096 (small_m::tile_for), unless the SMs' intake makes 128×64 split 2 faster;
 //   • the tile kernels (h10's ping-pong 128×128 or 128×64, h11's cooperative 128×256 with stream-K, the
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
-//   • at 65-128 tokens, the cooperative kernel with one CTA a cluster and a tile width fitted to the waves
-//     (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without a split:
+//   • at 65-128 tokens (33-128 for a plain GEMM), the cooperative kernel with one CTA a cluster and a tile width
+//     fitted to the waves (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without
+//     a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
 //     above 128 rows, for a plain GEMM with K ≥ 4096 (≥ 2048 at an even count of 128-row blocks), its 2-CTA tile
 //     where that is one or two waves ≥ 95 % full, the widest such (1536²×K: 128×144, 2560³: 128×208);
@@ -467,7 +469,7 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 65-128, 257-384 and 513-640 rows, 2 "
+    "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 33-128, 257-384 and 513-640 rows, 2 "
     "above), or the 1-CTA 128x256 cooperative tile with row-synchronous stream-K (65-128, 257-384 and 513-640 rows), "
     "each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,
