@@ -531,9 +531,9 @@ TEST(Device, OtherArchitectureIsRefused) {
 }
 
 // best's choice of the 2-CTA fitted tile from K = 3072 at an even count of 128-row blocks (one or two waves it
-// fills), and of the 1-CTA 128×224 tile at an odd count (3 blocks): checked, and on the H200's 132 SMs the trace shows
-// the pick.
-TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
+// fills), of the 1-CTA 128×224 tile at an odd count (3 blocks), and of the 1-CTA tiles at 33-64 tokens for a plain
+// GEMM where one wave fills the SMs (not at 32 tokens): checked, and on the H200's 132 SMs the trace shows the pick.
+TEST(CoopFit, BestPicksTheFittedTile) {
   LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
   struct Case {
@@ -542,7 +542,10 @@ TEST(CoopFit, BestPicksTheFittedTileAtK3072) {
   };
   for (const Case& c : std::vector<Case>{{192, 9216, 3072, "cooperative 128x144 cluster 2"},
                                          {512, 9216, 3072, "cooperative 128x144 cluster 2"},
-                                         {384, 9216, 3072, "cooperative 128x224 cluster 1"}}) {
+                                         {384, 9216, 3072, "cooperative 128x224 cluster 1"},
+                                         {64, 14336, 4096, "cooperative 128x112 cluster 1"},
+                                         {40, 28672, 1032, "cooperative 128x224 cluster 1"},
+                                         {32, 14336, 1032, "small-M 64x32"}}) {
     const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 23, saved);
     EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
     if (dev.sms == 132) EXPECT_NE(trace.find(c.pick), std::string::npos) << trace;
