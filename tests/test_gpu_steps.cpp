@@ -532,7 +532,8 @@ TEST(Device, OtherArchitectureIsRefused) {
 
 // best's choice of the 2-CTA fitted tile from K = 3072 at an even count of 128-row blocks (one or two waves it
 // fills), of the 1-CTA 128×224 tile at an odd count (3 blocks), and of the 1-CTA tiles at 33-64 tokens for a plain
-// GEMM where one wave fills the SMs (not at 32 tokens): checked, and on the H200's 132 SMs the trace shows the pick.
+// GEMM with K >= 4096 where one wave fills the SMs (not at 32 tokens, nor with a shorter K): checked, and on the
+// H200's 132 SMs the trace shows the pick.
 TEST(CoopFit, BestPicksTheFittedTile) {
   LADDER_REQUIRE_HOPPER_GPU("");
   const detail::Tuning saved = detail::tuning();
@@ -544,7 +545,8 @@ TEST(CoopFit, BestPicksTheFittedTile) {
                                          {512, 9216, 3072, "cooperative 128x144 cluster 2"},
                                          {384, 9216, 3072, "cooperative 128x224 cluster 1"},
                                          {64, 14336, 4096, "cooperative 128x112 cluster 1"},
-                                         {40, 28672, 1032, "cooperative 128x224 cluster 1"},
+                                         {40, 28672, 4096, "cooperative 128x224 cluster 1"},
+                                         {40, 28672, 1032, "small-M 128x64"},
                                          {32, 14336, 1032, "small-M 64x32"}}) {
     const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 23, saved);
     EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;

@@ -9,9 +9,9 @@
 //     cooperative 128×192): waves of cluster tiles,
 //       t ≈ 5 µs + (cluster-tile units, after the wave or stream-K split) × K-tiles × 0.41 µs,
 //     where a unit is one 256×128 cluster tile (h10 choose() since the second session: docs/notes.md);
-//   • at 65-128 tokens (33-128 for a plain GEMM), the cooperative kernel with one CTA a cluster and a tile width
-//     fitted to the waves (coop_fit: 128×112 or 128×224, one wave filling ≥ 95 % of the SMs), a stream of B without
-//     a split:
+//   • at 65-128 tokens (33-128 for a plain GEMM with K ≥ 4096, one wave), the cooperative kernel with one CTA a
+//     cluster and a tile width fitted to the waves (coop_fit: 128×112 or 128×224, waves filling ≥ 95 % of the SMs),
+//     a stream of B without a split:
 //       t ≈ 3 µs + bytes / 3.4 TB/s;
 //     above 128 rows, for a plain GEMM with K ≥ 4096 (≥ 2048 at an even count of 128-row blocks), its 2-CTA tile
 //     where that is one or two waves ≥ 95 % full, the widest such (1536²×K: 128×144, 2560³: 128×208);
@@ -273,7 +273,8 @@ Choice choose(const detail::Problem& p) {
   // whose one wave fills >= 95 % of the SMs; ties go to it (its stream is better balanced than small-M's 128-row
   // tiles at two CTAs an SM). Measured 2026-12-03 (call2/), after small-M's plain reduce: 96 and 128×28672×8192 122.4-125.5
   // against 129-132.6 µs; 128256×4096 (87 % full) lost, 275-290 against 297-314; at 40-64 tokens small-M won or tied on
-  // every layer (40×28672×8192 112.5-115.0 against 117.5-117.8, 64×14336×4096 33.9-34.0 against 35.4).
+  // every layer (40×28672×8192 112.5-115.0 against 117.5-117.8, 64×14336×4096 33.9-34.0 against 35.4; since the
+  // twentieth session's writeback no longer so for a plain GEMM: below, fit_row).
   // Above 128 rows, the 2-CTA fitted tile of a plain GEMM where it is one wave filling >= 95 % of the SMs and K is
   // at least 4096: at 1536²×K its 132 tiles of 128×144 are cuBLAS's own decomposition. Measured 2026-12-03
   // (dev/2026-12-03-s15/call1/kslope-summary.txt, interleaved): 34.9 against 36.8 µs at K = 4096, 62.4 against 68.1 at
@@ -298,18 +299,20 @@ Choice choose(const detail::Problem& p) {
   // fitwb-summary.txt, interleaved, µs): 2560³ at 128×208 56.1 / 55.8 against best's cooperative 66.1 / 65.5 (cuBLAS
   // 55.7), 2560²×4096 89.0 / 87.5 against 107.2 / 105.4 (89.9), 1536²×2048 at 128×144 18.3 against 21.3 (17.3).
   const bool wide_fit = p.M > 128 && (p.K >= 4096 || (p.K >= 2048 && blocks % 2 == 0)) && p.ep.plain();
-  // At 33-64 tokens too, for a plain GEMM: since that writeback it won or tied there again where its one wave fills
-  // >= 95 % of the SMs. Measured 2026-12-05 (dev/2026-12-05-s28/, interleaved, two rounds, µs): H200 64×14336×4096
-  // at 128×112 33.0 / 32.8 against small-M's 33.9 / 35.0 (cuBLAS 33.2 / 33.8), 32 tokens a tie (not taken); H100
-  // 64×14336×4096 44.0-44.1 against 45.6-45.7, 64×28672×8192 at 128×224 160-163 against 167-168, 48×28672×8192 161-163
-  // against 166, 33-56×14336×4096 ties (±0.5 %); the narrower 128×64 (8192-wide layers) lost, as before.
-  const bool fit_row = (p.M > 64 || (p.M > 32 && p.ep.plain())) && p.M <= 128;
+  // At 33-64 tokens too, for a plain GEMM with K >= 4096: since that writeback it won or tied there again where its
+  // one wave fills >= 95 % of the SMs. Measured 2026-12-05 (dev/2026-12-05-s28/, interleaved, two rounds, µs): H200
+  // 64×14336×4096 at 128×112 33.0 / 32.8 against small-M's 33.9 / 35.0 (cuBLAS 33.2 / 33.8), 32 tokens a tie (not
+  // taken); H100 64×14336×4096 44.0-44.1 against 45.6-45.7, 64×28672×8192 at 128×224 160-163 against 167-168,
+  // 48×28672×8192 161-163 against 166, 33-56×14336×4096 ties (±0.5 %); the narrower 128×64 (8192-wide layers) lost,
+  // as before. Only one wave and K >= 4096 were measured. There both estimates are the same stream of the same bytes
+  // (3 µs + bytes / 3.4 TB/s), so the model cannot tell them apart: the fitted tile is taken by rule, not by estimate.
+  const bool fit_row = (p.M > 64 || (p.M > 32 && p.K >= 4096 && p.ep.plain())) && p.M <= 128;
   if (fit_row || wide_fit || forced_fit) c.fit = fit_pick(p);
   const bool few_waves = p.M <= 128 || c.fit.waves <= 2;
   if (fit_row || wide_fit)
-    if (c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95 && few_waves) {
+    if (c.fit.tile.width != 0 && c.fit.fills && c.fit.fill >= 0.95 && few_waves && (p.M > 64 || c.fit.waves == 1)) {
       c.fit_candidate = true;
-      if (c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
+      if (p.M <= 64 ? c.fit.us <= t.us : c.fit.us <= std::min(s, t.us)) c.kernel = Kernel::coop_fit;
     }
   // 3 or 5 blocks of 128 rows: the 2-CTA kernels (ping-pong, cooperative, 2-CTA fitted tiles) leave half of their
   // last cluster row empty (a fifth or a sixth of their work), and its out-of-bounds TMA boxes cost time. The 1-CTA
@@ -469,7 +472,8 @@ std::string describe(const detail::Problem& p) {
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
     "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
-    "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 33-128, 257-384 and 513-640 rows, 2 "
+    "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 65-128 rows, 33-128 plain, 257-384 and "
+    "513-640 rows, 2 "
     "above), or the 1-CTA 128x256 cooperative tile with row-synchronous stream-K (65-128, 257-384 and 513-640 rows), "
     "each a programmatic dependent launch; K % 8 != 0 or unaligned rows go through a zero-padded workspace",
     "any M, N, K >= 1; any lda >= K, ldb >= K, ldd >= N; element-aligned pointers", ladder::hopper::check,

@@ -155,10 +155,10 @@ inline void tile_for(const detail::Problem& p, int& consumers, int& n_tok) {
   // the SMs' intake sets the time, not the weights: 128 weight rows × 64 tokens split 2 launch as many CTAs, each
   // taking in 3/4 of the bytes ((128 + 64) / 2 rows a K-tile against 64 + 64). Measured 2026-12-05
   // (dev/2026-12-05-s28/, interleaved, two rounds, µs, against the 64×64 tiles): H200 512×1024×4096 12.8 / 12.7
-  // against 14.7 / 14.7 (cuBLAS 13.1 / 12.8); H100 512×1024×4096 14.7 / 14.6 against 15.3, 448×1024×4096 14.2 against
-  // 14.4; not with a shorter K (512×1024×2048 9.6 against 9.2, ×3072 a tie), fewer tokens than half the rows
-  // (128×4096×4096 17.4 against 17.1-17.3, 256×2048×4096 a tie) or a fuller split of the 64×64 tiles (384×1024×4096,
-  // 96 of them: 14.6 against 14.2).
+  // against 14.7 / 14.7 (cuBLAS 13.1 / 12.8); H100 512×1024×4096 14.7 / 14.6 against 15.3; not with a shorter K
+  // (512×1024×2048 9.6 against 9.2, ×3072 a tie), fewer tokens than half the rows (128×4096×4096 17.4 against
+  // 17.1-17.3, 256×2048×4096 a tie; 448×1024×4096, 14.2 against 14.4, is outside the rule) or a fuller split of the
+  // 64×64 tiles (384×1024×4096, 96 of them: 14.6 against 14.2). h12 and h13 take the same tile (this function).
   const bool intake_bound = one_wave_64 && 5 * tiles_64 >= 4 * detail::sm_count() && 2 * p.M >= p.out_cols() && p.K > 3072;
   consumers = wg != 0 ? wg : (narrow || one_wave_64) && !intake_bound ? 1 : 2;
   n_tok = consumers == 1 ? 64 : tok != 0 ? tok : intake_bound ? 64 : fitted_tokens(p.M, p.K, tiles_128, detail::sm_count());
