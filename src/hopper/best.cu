@@ -467,6 +467,20 @@ std::string describe(const detail::Problem& p) {
 }
 
 }  // namespace
+
+std::string best_model_pick(const detail::Problem& call) {
+  const detail::Problem p = as_launched(call);
+  const Choice c = choose(p);
+  std::string what = name_of(c.kernel);
+  if (c.kernel == Kernel::small_m) {
+    int consumers = 1, n_tok = 8;
+    small_m::tile_for(p, consumers, n_tok);
+    what += " " + std::to_string(64 * consumers) + "x" + std::to_string(n_tok);
+  } else if (c.kernel == Kernel::coop_fit) {
+    what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster);
+  }
+  return what;
+}
 }  // namespace ladder::hopper
 
 extern const ladder::detail::Step step_best = {

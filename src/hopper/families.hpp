@@ -173,4 +173,10 @@ inline detail::Problem caller_b_static(detail::Problem p) {
 }
 }  // namespace small_m
 
+// best's choice by its cost model and rules alone (no plan, no launch, no GPU needed): the family and, for small-M
+// and the fitted tile, the tile: "small_m 128x64", "coop_fit 128x112 cluster 1", "pingpong". For CPU tests of the
+// rules at a given SM count (detail::set_sm_count_for_tests); on a GPU, `ladder bench` and the launch trace show the
+// whole launch (split, ring, CTAs).
+std::string best_model_pick(const detail::Problem& p);
+
 }  // namespace ladder::hopper

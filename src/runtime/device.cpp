@@ -1,4 +1,5 @@
 // The device the API runs on, and whether a step's architecture runs there.
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -60,6 +61,15 @@ std::string arch_support(Arch arch) {
   return std::string("needs a ") + family + " GPU; this is " + d.name + " (sm_" + std::to_string(d.cc) + ")";
 }
 
-int sm_count() { return current_device().sms; }
+namespace {
+std::atomic<int> sms_for_tests{0};
+}  // namespace
+
+int sm_count() {
+  const int o = sms_for_tests.load(std::memory_order_relaxed);
+  return o > 0 ? o : current_device().sms;
+}
+
+void set_sm_count_for_tests(int sms) { sms_for_tests.store(sms, std::memory_order_relaxed); }
 
 }  // namespace ladder::detail

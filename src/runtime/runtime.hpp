@@ -33,6 +33,9 @@ std::string arch_support(Arch arch);
 std::string describe(const DeviceInfo& d);  // "NVIDIA H200 (sm_90, 132 SMs)"
 // Number of SMs of the current device (cached): persistent grids are sized by it.
 int sm_count();
+// CPU tests only: the SM count sm_count() reports in place of the device's (0: the device's again), so that
+// best's rules can be checked for the H200's 132 SMs on a machine without a GPU (tests/test_best_model.cpp).
+void set_sm_count_for_tests(int sms);
 
 // ---- launching (runtime/launch.cpp) --------------------------------------------------------------------
 // Throws ladder::Error(LADDER_ERROR_CUDA) "what: <CUDA message>" when `e` is an error.

@@ -1,0 +1,86 @@
+// best's rules on the H200's 132 SMs, without a GPU: the cost model's pick (family and tile) for the shapes whose
+// rule was decided by a measurement (the comments in src/hopper/best.cu and families.hpp say which run). The GPU tests
+// check the same picks in the launch trace where the GPU has 132 SMs; these run in CI.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hopper/families.hpp"
+#include "runtime/runtime.hpp"
+
+using namespace ladder;
+
+namespace {
+struct Pick {
+  int64_t M, N, K;
+  const char* want;
+  const char* why;
+};
+
+detail::Problem problem(int64_t M, int64_t N, int64_t K) {
+  detail::Problem p{};
+  p.M = M, p.N = N, p.K = K, p.lda = K, p.ldb = K, p.ldd = N;
+  return p;  // null pointers: 16-byte aligned, so TMA reads and stores them
+}
+
+class SmCount {  // the H200's SM count for one test, the device's again after
+ public:
+  explicit SmCount(int sms) { detail::set_sm_count_for_tests(sms); }
+  ~SmCount() { detail::set_sm_count_for_tests(0); }
+};
+
+void expect_picks(const std::vector<Pick>& picks) {
+  for (const Pick& c : picks)
+    EXPECT_EQ(hopper::best_model_pick(problem(c.M, c.N, c.K)), c.want) << c.M << "x" << c.N << "x" << c.K << ": " << c.why;
+}
+}  // namespace
+
+// Small M: swapped operands and the narrowest token tile (one warpgroup of 64 weight rows) up to 32 tokens.
+TEST(BestModel, DecodeTakesSmallM) {
+  const SmCount h200(132);
+  expect_picks({{1, 4096, 4096, "small_m 64x8", "the narrowest token tile"},
+                {16, 1024, 8192, "small_m 64x16", ""},
+                {32, 14336, 4096, "small_m 64x32", "the fitted tile only from 33 tokens (a tie at 32)"}});
+}
+
+// 33-64 tokens of a plain GEMM with K >= 4096: the 1-CTA fitted cooperative tile where one wave fills >= 95 % of
+// the SMs (twenty-eighth session); not with a fused epilogue, a shorter K, a narrow fitted tile or several waves.
+TEST(BestModel, FittedTileFrom33Tokens) {
+  const SmCount h200(132);
+  expect_picks({{64, 14336, 4096, "coop_fit 128x112 cluster 1", "128 tiles of 112"},
+                {40, 28672, 4096, "coop_fit 128x224 cluster 1", "128 tiles of 224"},
+                {64, 28672, 8192, "coop_fit 128x224 cluster 1", ""},
+                {40, 28672, 1032, "small_m 128x64", "K < 4096 was not measured"},
+                {64, 8192, 8192, "small_m 128x64", "the fitted tile would be 128x64: lost"},
+                {64, 128256, 4096, "small_m 128x64", "its waves are 87 % full"},
+                {64, 57344, 4096, "small_m 128x64", "two waves were not measured"}});
+  detail::Problem biased = problem(64, 14336, 4096);
+  float bias_storage = 0;
+  biased.ep.bias = &bias_storage;
+  EXPECT_FALSE(biased.ep.plain());
+  EXPECT_EQ(hopper::best_model_pick(biased), "small_m 128x64") << "a fused epilogue keeps small-M below 65 tokens";
+}
+
+// Where small-M's one-wave 64×64 tiles are bound by what the SMs take in (>= 80 % of a wave, M >= N/2, K > 3072):
+// 128 weight rows × 64 tokens (twenty-eighth session); elsewhere the 64×64 tiles stay.
+TEST(BestModel, IntakeBoundTokensTakeTheWideTile) {
+  const SmCount h200(132);
+  expect_picks({{512, 1024, 4096, "small_m 128x64", "12.8 against 14.7 us on the H200"},
+                {500, 1000, 4000, "small_m 128x64", ""},
+                {448, 1024, 4096, "small_m 64x64", "M < N/2"},
+                {384, 1024, 4096, "small_m 64x64", "96 tiles: under 80 % of a wave"},
+                {512, 1024, 2048, "small_m 64x64", "a short K lost"},
+                {128, 4096, 4096, "small_m 64x64", "fewer tokens than half the rows"}});
+}
+
+// The few-tile and prefill shapes' families (the README's few-tile section), unchanged by the rules above.
+TEST(BestModel, FewTileShapesKeepTheirFamilies) {
+  const SmCount h200(132);
+  expect_picks({{128, 14336, 4096, "coop_fit 128x112 cluster 1", "65-128 tokens"},
+                {256, 8192, 8192, "pingpong", ""},
+                {512, 4096, 4096, "pingpong", ""},
+                {512, 14336, 4096, "coop_fit 128x224 cluster 2", "two full waves"},
+                {1536, 1536, 4096, "coop_fit 128x144 cluster 2", "cuBLAS's own decomposition"},
+                {2560, 2560, 2560, "coop_fit 128x208 cluster 2", ""}});
+}
