@@ -86,3 +86,20 @@ TEST_F(BestModel, FewTileShapesKeepTheirFamilies) {
                 {1536, 1536, 4096, "coop_fit 128x144 cluster 2", "cuBLAS's own decomposition"},
                 {2560, 2560, 2560, "coop_fit 128x208 cluster 2", ""}});
 }
+
+// The earlier sessions' rules, as the GPU tests pin them in the launch trace (SmallM.FittedTokenTilesMatchReferences,
+// CoopFit.BestPicksTheFittedTile, StreamK.OneCtaTileMatchesReferences) and the comments in best.cu and families.hpp
+// give their measurements: small-M's fitted token tiles, the narrow layers' 64×64 tiles, the 2-CTA fitted tile from
+// K = 3072, the 1-CTA 128×224 tile at 3 blocks of 128 rows, and the 1-CTA 128×256 stream-K tile.
+TEST_F(BestModel, EarlierRulesHold) {
+  expect_picks({{96, 5120, 5120, "small_m 128x96", "65-96 tokens in one 96-token tile"},
+                {192, 3584, 3584, "small_m 128x96", "two 96-token tiles"},
+                {192, 5120, 5120, "small_m 128x64", "more tiles where 96 and 128 cannot fill the SMs"},
+                {128, 1024, 4096, "small_m 64x64", "a layer of at most 1/16 of the SMs in 128-row tiles"},
+                {192, 9216, 3072, "coop_fit 128x144 cluster 2", "one wave from K = 3072, even blocks"},
+                {512, 9216, 3072, "coop_fit 128x144 cluster 2", "two waves"},
+                {384, 9216, 3072, "coop_fit 128x224 cluster 1", "three blocks of 128 rows"},
+                {384, 28672, 8192, "coop1", "three blocks with 9/10 of a wave: coop1 in place of the 128x224 tile"},
+                {100, 34000, 1024, "coop1", "one tile row with a wave of 128x256 tiles"},
+                {600, 6144, 1032, "coop1", "five blocks, 9/10 of a wave"}});
+}
