@@ -8,6 +8,8 @@
 #   GROUPS_=rab     the two new rules (0f73d37) against the old picks in one process (wg=1: the 64×64 tiles; kernel=small_m:
 #                   small-M at 33-64 tokens), on the rows they move and two they do not
 #   GROUPS_=h200only the groups in $THEN only on an H200 (the published tables are the H200's)
+#   GROUPS_=pgemm   the prefill's linears in the model's context (scripts/prefill_gemms.py --context model: each GEMM
+#                   its own cold weight, its input just written), never run since the twenty-first session wrote it
 #   GROUPS_=eagerab the model's eager prefill under the new k/v tile and the old (LADDER_TUNE wg=1), fp16, batch 1,
 #                   six processes in turn (a b a b a b: the noise between processes is larger than the effect seen)
 set -uo pipefail
@@ -24,6 +26,10 @@ session_group() {
           # 384×1024×4096 and 128×4096×4096 the same pick and time under each
       ab rab "512x1024x4096,500x1000x4000,448x1024x4096,64x14336x4096,48x14336x4096,64x28672x8192,48x28672x8192,40x28672x8192,384x1024x4096,128x4096x4096" ";wg=1;kernel=small_m" ;;
     checks) check_suites ;;
+    pgemm)  # predicted: cuBLAS's q/o at ~25 µs and ours at ~29 in this context too (the model's profile), if it
+            # reproduces the model; then q/o/down can be tuned against it rather than against the flushed suites
+      T 240 python3 scripts/prefill_gemms.py --context model --out "$OUT/prefill-gemms.csv" > "$L/pgemm.log" 2>&1
+      tail -14 "$L/pgemm.log" | cut -c1-150 ;;
     eagerab)  # calls 12 and 17 (H100): new 0.66-0.95x torch in eager, old 0.98-1.33x; the graphs equal
       local r
       for r in a1 b1 a2 b2 a3 b3; do
