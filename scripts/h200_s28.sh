@@ -7,7 +7,7 @@
 #   GROUPS_=torch   issue 12's MLP and Linear+bias+GELU (no compile baselines) at HEAD
 #   GROUPS_=rab     the two new rules (0f73d37) against the old picks in one process (wg=1: the 64×64 tiles; kernel=small_m:
 #                   small-M at 33-64 tokens), on the rows they move and two they do not
-#   GROUPS_=h200only the groups in $THEN only on an H200 (the published tables are the H200's)
+#   GROUPS_=h200only the groups in $THEN only on an H200 (the published tables are the H200's), else those in $ELSE
 #   GROUPS_=pgemm   the prefill's linears in the model's context (scripts/prefill_gemms.py --context model: each GEMM
 #                   its own cold weight, its input just written), never run since the twenty-first session wrote it
 #   GROUPS_=eagerab the model's eager prefill under the new k/v tile and the old (LADDER_TUNE wg=1), fp16, batch 1,
@@ -41,7 +41,8 @@ session_group() {
     h200only)
       if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
         local g; for g in $THEN; do echo "== $g $(date -u +%T)"; session_group "$g"; done
-      else echo "not an H200: $THEN skipped"; fi ;;
+      else echo "not an H200: $THEN skipped; ${ELSE:-nothing} instead"
+        local g; for g in ${ELSE:-}; do echo "== $g $(date -u +%T)"; session_group "$g"; done; fi ;;
     torch)
       T 200 python3 scripts/torch_bench.py --no-compile --out "$OUT/torch-bench.json" > "$L/torch.log" 2>&1
       tail -24 "$L/torch.log" | cut -c1-150 ;;
