@@ -15,6 +15,7 @@ Run on the GPU machine: python3 scripts/prefill_gemms.py --out results.csv
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
     p.add_argument("--chain", type=int, default=8, help="GEMMs a graph replay runs back to back")
     p.add_argument("--dtype", default="fp16", choices=("fp16", "bf16"))
     p.add_argument("--context", default="hot,model", help="hot,model (both, the default), or one of them (see the docstring)")
+    p.add_argument("--layers", default="", help="the layers to run, by name (q/o,k/v,...); all by default")
     args = p.parse_args(argv)
     import torch
     import torch.nn.functional as F
@@ -42,6 +44,8 @@ def main(argv=None) -> int:
     rows = []
     contexts = args.context.split(",")
     for name, n, k in SHAPES:
+        if args.layers and name not in args.layers.split(","):
+            continue
         x = torch.randn(args.tokens, k, device=dev, dtype=dt)
         w = torch.randn(n, k, device=dev, dtype=dt) / k ** 0.5
         for context in contexts:
@@ -65,6 +69,7 @@ def main(argv=None) -> int:
                    "mul_us": 1e3 * base / args.chain}
             row["ladder_over_torch"] = row["torch_us"] / row["ladder_us"]
             row["plan"] = ladder.plan(x, w)
+            row["tune"] = os.environ.get("LADDER_TUNE", "")
             row.update(commit=meta["commit"], date=meta["date"], gpu=meta.get("gpu", ""), torch=meta["torch"])
             rows.append(row)
             print(f"{name:8s} {context:5s} {args.tokens}x{n}x{k}: torch {row['torch_us']:7.1f} us, ladder "
