@@ -14,7 +14,7 @@ session_group() {
       IFS=';' read -ra tunes <<< "${PCTX:-}"
       for t in "${tunes[@]}"; do
         i=$((i + 1))
-        LADDER_TUNE=$t T 60 python3 scripts/prefill_gemms.py --context model --layers "${PLAYERS:-q/o,k/v}" \\
+        LADDER_TUNE=$t T 60 python3 scripts/prefill_gemms.py --context model --layers "${PLAYERS:-q/o,k/v}" \
           --out "$L/csv/pctx-$i.csv" > "$L/pctx-$i.log" 2>&1
         grep -E "model" "$L/pctx-$i.log" | sed "s/^/[${t:-auto}] /" | cut -c1-120
       done ;;
