@@ -18,6 +18,40 @@ session_group() {
           --out "$L/csv/pctx-$i.csv" > "$L/pctx-$i.log" 2>&1
         grep -E "model" "$L/pctx-$i.log" | sed "s/^/[${t:-auto}] /" | cut -c1-120
       done ;;
+    cncu)  # ncu (no cache control, no clock control) of cuBLAS's and ladder's k/v linear in the model's context and
+           # after a 256 MB write (the suites' context): matching launches 13-28 = ladder 4, torch 8, ladder 4
+      local c
+      for c in model flush; do
+        PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none --section SpeedOfLight \
+          --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats -k "regex:nvjet|small_m" \
+          --launch-skip 12 --launch-count 16 -f -o "$L/cncu-$c" python3 scripts/context_gemm.py \
+          $([ $c = flush ] && echo --flush) > "$L/cncu-$c.log" 2>&1
+        ncu -i "$L/cncu-$c.ncu-rep" --page details --print-details all > "$L/cncu-$c-details.txt" 2>&1
+        ncu -i "$L/cncu-$c.ncu-rep" --page raw --csv 2>/dev/null | gzip > "$L/cncu-$c-raw.csv.gz"
+        rm -f "$L/cncu-$c.ncu-rep"
+        python3 - "$L/cncu-$c-details.txt" "$c" <<'P'
+import re, sys
+kern, rows = None, {}
+for line in open(sys.argv[1]):
+    if re.match(r"^  \S", line) and ("nvjet" in line or "small_m" in line):
+        kern = "cublas" if "nvjet" in line else "ladder"
+    m = re.match(r"^\s+(Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Hit Rate|L2 Hit Rate|Memory Throughput|Compute \(SM\) Throughput|SM Frequency)\s+(\S+)\s+([\d.,]+)", line)
+    if kern and m:
+        rows.setdefault((kern, m.group(1)), []).append(float(m.group(3).replace(",", "")))
+for (kern, name), v in sorted(rows.items()):
+    v = sorted(v)
+    print(f"{sys.argv[2]:5s} {kern:6s} {name:28s} median {v[len(v) // 2]:.2f} ({len(v)}: {v[0]:.2f}-{v[-1]:.2f})")
+P
+      done ;;
+    csrc)  # ncu source counters and memory tables of the k/v linear in the model's context: ladder's small-M and cuBLAS
+      PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none --section SourceCounters \
+        --section WarpStateStats --section MemoryWorkloadAnalysis_Tables --section MemoryWorkloadAnalysis_Chart \
+        --import-source yes -k "regex:nvjet|small_m" --launch-skip 14 --launch-count 4 -f -o "$L/csrc" \
+        python3 scripts/context_gemm.py > "$L/csrc.log" 2>&1
+      ncu -i "$L/csrc.ncu-rep" --page details --print-details all > "$L/csrc-details.txt" 2>&1
+      ncu -i "$L/csrc.ncu-rep" --page raw --csv 2>/dev/null | gzip > "$L/csrc-raw.csv.gz"
+      ncu -i "$L/csrc.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$L/csrc-sass.csv.gz"
+      rm -f "$L/csrc.ncu-rep"; ls -la "$L"/csrc* ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }
