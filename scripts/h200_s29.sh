@@ -52,6 +52,18 @@ P
       ncu -i "$L/csrc.ncu-rep" --page raw --csv 2>/dev/null | gzip > "$L/csrc-raw.csv.gz"
       ncu -i "$L/csrc.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$L/csrc-sass.csv.gz"
       rm -f "$L/csrc.ncu-rep"; ls -la "$L"/csrc* ;;
+    mc)  # small-M's weights multicast to two token tiles (the 128x64 tile by default; mc=1 off, mc=2 wherever it can):
+         # GPU tests of the family, the check suites under mc=2, the model's context and the suites' rows, a b b a.
+         # Predicted: k/v 512x1024x4096 in the model's context 17.5 -> ~13 us (L2's output 88 -> ~60 MB at ~5 TB/s)
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.*:Pdl.*:CoopFit.*:Determinism*:*Split*' > "$L/mc-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]" "$L/mc-tests.log" | head -12
+      LADDER_TUNE=mc=2 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/mc-check-smallm.log" 2>&1
+      echo "mc=2 smallm: $(tail -1 "$L/mc-check-smallm.log")"
+      LADDER_TUNE=mc=2 T 100 "$B/ladder" check --steps best --suite sweep --seeds 2 > "$L/mc-check-sweep.log" 2>&1
+      echo "mc=2 sweep: $(tail -1 "$L/mc-check-sweep.log")"
+      PCTX=";mc=1;;mc=1" PLAYERS=k/v session_group pctx
+      ab mc "512x1024x4096,500x1000x4000,384x1024x4096,256x1024x4096,512x1024x8192,256x1024x8192,128x1024x8192,512x2048x4096,256x4096x4096,128x4096x4096,512x4096x4096" \
+        ";mc=1;tok=64,mc=2;tok=128,mc=2;tok=128,mc=1" ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }

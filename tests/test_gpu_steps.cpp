@@ -293,6 +293,56 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
   detail::set_tuning(saved);
 }
 
+// LADDER_TUNE mc=2: the small-M kernel's two-consumer tiles with two token tiles a cluster, each CTA loading half of a
+// weight stage into both (TMA multicast), against mc=1 (each its own). The same bytes reach the same SMEM in the same
+// K order, so D must be the unicast bits: plain and SwiGLU (its gate and up boxes are the two halves), fp16 and bf16,
+// the 64-, 96- and 128-token tiles, splits 1-4, a last token tile of fewer rows; best's own pick where it multicasts
+// by default (the 128x64 tile of several token tiles). The trace shows which ran; `check` that it is right.
+TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
+  LADDER_REQUIRE_HOPPER_GPU("h13 ");
+  const detail::Tuning saved = detail::tuning();
+  struct McCase {
+    int64_t M, N, K;
+    int tok, split;  // tok 0, split 0: best's own pick
+    bool swiglu, bf16;
+  };
+  const std::vector<McCase> cases = {{512, 1024, 4096, 0, 0, false, false},  {500, 1000, 4000, 0, 0, false, false},
+                                     {256, 2048, 4096, 64, 2, false, true},  {250, 1024, 2056, 64, 1, false, false},
+                                     {400, 1536, 8192, 128, 4, false, false}, {190, 2048, 4096, 96, 3, true, false},
+                                     {512, 2048, 3072, 64, 2, true, true}};
+  for (const McCase& c : cases) {
+    const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
+    harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), D(c.M * out_cols), bias(c.N);
+    harness::fill_random(A.get(), A.size(), 61, nullptr);
+    harness::fill_random(B.get(), B.size(), 62, nullptr);
+    harness::fill_random(bias.get(), bias.size(), 63, nullptr);
+    ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);
+    if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+    auto tuned = [&](int mc) {
+      detail::Tuning t = saved;
+      t.mcast = mc;
+      if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split;
+      return t;
+    };
+    const auto [uni, uni_trace] = traced_run(tuned(1), d, D.size());
+    const auto [multi, multi_trace] = traced_run(tuned(c.tok != 0 ? 2 : 0), d, D.size());
+    const std::string what = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) +
+                             (c.tok ? " tok " + std::to_string(c.tok) + " split " + std::to_string(c.split) : " best") +
+                             (c.swiglu ? " swiglu" : "") + (c.bf16 ? " bf16" : "");
+    EXPECT_EQ(uni_trace.find(" mcast"), std::string::npos) << what << ": " << uni_trace;
+    if (c.tok != 0 || dev.sms == 132)
+      EXPECT_NE(multi_trace.find(" mcast 2"), std::string::npos) << what << ": the multicast did not run: " << multi_trace;
+    EXPECT_EQ(uni, multi) << what << ": the multicast weights' products differ from the unicast ones";
+    EXPECT_FALSE(any_nan_or_inf(multi, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";
+    if (!c.swiglu && !c.bf16) {
+      const auto [r, trace] = traced_check("best", c.M, c.N, c.K, 64, tuned(c.tok != 0 ? 2 : 0));
+      EXPECT_EQ(r.status, harness::Status::pass) << what << ": " << r.reason;
+      EXPECT_TRUE(r.deterministic) << what;
+    }
+  }
+  detail::set_tuning(saved);
+}
+
 // The cooperative residual GEMM's cases: several tiles a CTA (2048×4096×2048) and a ragged shape (1000×5000×1032),
 // fp16 and bf16, C apart and C = D (accumulating in place).
 struct ResidualCase {

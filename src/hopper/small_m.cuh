@@ -92,6 +92,8 @@ struct Args {
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
   int relax_exit;             // the cluster barrier before exit arrives relaxed (LADDER_TUNE relax=1)
   int push;                   // split > 1: the partials pushed to their owners by bulk copy (LADDER_TUNE post=3 or 4)
+  int split;                  // CTAs a token tile's K range is split over (consecutive ranks of the cluster)
+  int mcast;                  // token tiles a cluster holds, sharing each weight stage by TMA multicast (1 or 2)
 };
 
 template <class T>
@@ -130,7 +132,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   uint64_t* const empty_bar = full_bar + stages;
   uint64_t* const recv_bar = empty_bar + stages;  // push: the peers' copies into this CTA's receive slots
   const cg::cluster_group cluster = cg::this_cluster();
-  const int split = static_cast<int>(cluster.num_blocks()), rank = static_cast<int>(cluster.block_rank());
+  // The cluster: `mcast` token tiles (1 or 2) of `split` CTAs each. `rank` is this CTA's K share; `base` is the
+  // cluster rank of its token tile's first share, `peer` that of the same share of the other token tile.
+  const int split = args.split, crank = static_cast<int>(cluster.block_rank());
+  const int rank = crank % split, pair = crank / split, base = pair * split;
+  const uint32_t peer = static_cast<uint32_t>((1 - pair) * split + rank);
 
   // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range.
   const int token0 = static_cast<int>(blockIdx.x / split) * N_TOK;
@@ -150,12 +156,14 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     tma_prefetch_map(tail ? &tmap_x_tail : &tmap_x);
     for (int st = 0; st < stages; ++st) {
       mbarrier_init(&full_bar[st], 1);
-      mbarrier_init(&empty_bar[st], Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
+      mbarrier_init(&empty_bar[st], args.mcast * Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
     }
     if (args.push) mbarrier_init(recv_bar, 1);  // here, off the tail, where nothing else is in flight
     fence_barrier_init();
   }
-  __syncthreads();
+  // With multicast the peer's loads and arrivals reach this CTA's barriers: they must be initialized first.
+  if (args.mcast > 1) cluster.sync();
+  else __syncthreads();
 
   // Warp-uniform by construction (a warp never straddles warpgroups); the shuffle lets the compiler see it, so the
   // role branch and the descriptors below stay in uniform registers.
@@ -172,9 +180,14 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const bool issuer = kWholeWarp ? elect_one_sync() : threadIdx.x % 32 == 0;
     if (kWholeWarp || issuer) {
       const uint64_t evict_first = args.l2evict ? l2_evict_first_policy() : 0;
+      // Multicast: this CTA loads its half of the weight rows (box `pair`) into both token tiles' rings.
+      const uint16_t both = static_cast<uint16_t>((1u << (base + rank)) | (1u << peer));
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        if (args.l2evict) {
+        if (args.mcast > 1) {
+          tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? w_row1 : w_row0, &full_bar[st],
+                                both);
+        } else if (args.l2evict) {
           tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
           if (!args.one_w_box)
             tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
@@ -238,7 +251,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
                                      (i > kb || k >= NACC) ? 1 : 0);
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<1>();
-      if (i > kb && threadIdx.x % 32 == 0) mbarrier_arrive(&empty_bar[prev_stage]);
+      if (i > kb && threadIdx.x % 32 == 0) {
+        mbarrier_arrive(&empty_bar[prev_stage]);
+        if (args.mcast > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
+      }
       prev_stage = read.stage;
       read.advance();
     }
@@ -275,7 +291,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
   // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
   // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
-  const bool lone = split == 1 && args.lone_sync;
+  const bool lone = split == 1 && args.mcast == 1 && args.lone_sync;
   const bool push = !lone && args.push;
   // The tile's (token, 4 columns) groups: this CTA owns [lo, hi) of them, which it sums over all CTAs of the cluster
   // in rank order and writes through the epilogue.
@@ -312,8 +328,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     if (static_cast<int>(threadIdx.x) < split) {  // thread q sends owner q its groups, a run of whole groups a token
       const int q = static_cast<int>(threadIdx.x);
       // shared::cluster addresses (bytes) of owner q's slot for this CTA and of its receive barrier
-      const uint32_t dst = shared_cluster_addr(recv + rank * slot_floats, static_cast<uint32_t>(q));
-      const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(q));
+      const uint32_t dst = shared_cluster_addr(recv + rank * slot_floats, static_cast<uint32_t>(base + q));
+      const uint32_t bar = shared_cluster_addr(recv_bar, static_cast<uint32_t>(base + q));
       for (int it = slots.lo(q), m, g, n; it < slots.hi(q); it += n) {
         slots.run(q, it, m, g, n);
         const float* src = P + m * S + 4 * g;
@@ -351,7 +367,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     if (push) {
       for (int q = 0; q < split; ++q) add(recv + q * slot_floats + slots.at(rank, it), 4 * slots.slot_items());
     } else {
-      for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, q)) + m * S + c, HALF_ROWS);
+      for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, base + q)) + m * S + c, HALF_ROWS);
     }
     const int64_t row = token0 + m;
     float out[4] = {a[0], a[1], a[2], a[3]};
@@ -396,7 +412,15 @@ struct Plan {
   int64_t resident = 0;         // CTAs the GPU holds at once at this split and SMEM (cluster occupancy)
   size_t smem = 0;
   bool push = false;            // split > 1: the partials pushed to their owners by bulk copy (else the owners pull)
+  int mcast = 1;                // token tiles a cluster holds, each weight stage multicast to them (1 or 2)
 };
+
+// The weights of a stage in one W_ROWS-row box (not two halves): the 64-row tiles, unless LADDER_TUNE wbox says
+// otherwise (launch_cfg, where it was measured).
+template <class Cfg>
+bool one_w_box(const detail::Problem& p) {
+  return detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu && Cfg::CONSUMERS == 1;
+}
 
 // The plain copy (D = A·Bᵀ) for a plain problem, unless LADDER_TUNE post=0 asks for the fused one (the A/B of the
 // reduce's cost); the copies differ only after the mainloop, so either serves the occupancy queries.
@@ -572,7 +596,21 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.push = (tune.post == 3 || (tune.post == 4 && Cfg::N_TOK <= 16)) && pl.split > 1 &&
             Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 <= int64_t{pl.stages} * Cfg::kStageBytes;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
-  pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
+  // Two token tiles a cluster, each CTA loading half of a stage's weight rows into both (TMA multicast): the weights
+  // leave L2 once for two tiles. The 128×64 tile of several token tiles (the intake-bound shapes, tile_for) by default.
+  // At 512×1024×4096 the split 128×64 tiles read 88 MB out of L2 (ncu, H100, in the model's context: 18.4 µs at
+  // ~55 % of L2's throughput) where cuBLAS's 64×64 tiles with a 2-CTA multicast read 52 MB (11.7 µs): L2's output
+  // sets the time (docs/notes.md, twenty-ninth session). Needs an even number of token tiles, the two-box weight
+  // stage, no push, and every cluster of 2·split resident at once. LADDER_TUNE mc=1 turns it off, mc=2 on wherever
+  // it can be (resident or not).
+  const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
+  const bool can_mcast = Cfg::CONSUMERS == 2 && token_tiles % 2 == 0 && !one_w_box<Cfg>(p) && !pl.push && pl.split <= 4;
+  if (can_mcast && (tune.mcast == 2 || (tune.mcast == 0 && Cfg::N_TOK == 64 &&
+                                        2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem,
+                                                                                2 * pl.split)} >= pl.tiles)))
+    pl.mcast = 2;
+  pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split * pl.mcast)} * pl.split *
+                pl.mcast;
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE split=" + std::to_string(pl.split) +
                                                    " with " + std::to_string(pl.stages) + " stages: no cluster fits");
@@ -609,7 +647,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // to issue, which paces these tiles. Measured 2026-12-05 (dev/2026-12-05-s22/call2/, interleaved): the 64×64 tile
   // 128×4096×4096 17.8 → 15.5 µs, 512×1024×4096 17.1 → 15.3, 128×4096×14336 63.5 → 52.8; the 128-row tiles within
   // ±0.3 µs, 512×1024×8192 21.8 → 22.0, so they keep two. LADDER_TUNE wbox=1|2 forces one or two.
-  const bool one_w_box = detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu && Cfg::CONSUMERS == 1;
+  const bool one_w_box = small_m::one_w_box<Cfg>(p);
   if (one_w_box && p.ep.swiglu)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE wbox=1 cannot load SwiGLU's gate and up rows");
   const CUtensorMap tw = make_tensor_map_2d(p.B, p.N, p.K, p.ldb, one_w_box ? Cfg::W_ROWS : Cfg::HALF_ROWS, BLK_K,
@@ -633,14 +671,17 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  pdl && p.b_static ? 1 : 0, l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK), stage_bytes(x_tail),
-                  lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0};
+                  // (the multicast weight load carries no L2 cache hint)
+                  pdl && p.b_static ? 1 : 0, pl.mcast == 1 && l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK),
+                  stage_bytes(x_tail), lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0, pl.split,
+                  pl.mcast};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
-  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split, pdl, step_id, tw, tx, tx_tail, args);
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * pl.mcast, pdl, step_id, tw, tx,
+                           tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + (pl.mcast > 1 ? " mcast 2" : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (args.push ? " push" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });

@@ -369,7 +369,12 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
     if (!std::regex_search(plan, pm, small_m_plan) || !std::regex_search(name, km, kSmallMName)) return said("small-M");
     if (64 * std::stoi(km[1]) != std::stoi(pm[1]) || std::stoi(km[2]) != std::stoi(pm[2]))
       return said(pm[1].str() + " weight rows x " + pm[2].str() + " tokens");
-    if (l.cluster[0] != std::stoul(pm[3])) return "the plan says K split " + pm[3].str() + ", the cluster is " + std::to_string(l.cluster[0]);
+    const unsigned mcast = plan.find("multicast to 2 token tiles") != std::string::npos ? 2 : 1;
+    if (l.cluster[0] != mcast * std::stoul(pm[3]))
+      return "the plan says K split " + pm[3].str() + (mcast > 1 ? " of 2 token tiles" : "") + ", the cluster is " +
+             std::to_string(l.cluster[0]);
+    if (mcast > 1 && (std::stoi(km[1]) != 2 || l.grid[0] % (2 * std::stoul(pm[3])) != 0))
+      return "the plan multicasts the weights of a tile that cannot (one consumer, or an odd number of token tiles)";
     if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
     // The split's reduction: pushed by bulk copy where post=3 or 4 asks for it and the plan splits K, for the tiles of
     // up to 16 tokens always (their receive slots fit any ring: 16 × 68 × 4 B of partial plus ≤ 16 × 272 B of slots
@@ -417,11 +422,13 @@ std::string small_m_coverage(const ladder_gemm_desc& d, const FakeLaunch& l) {
   if (!std::regex_search(name, km, kSmallMName)) return "a small-M kernel whose Config cannot be read: " + name;
   const bool swiglu = d.epilogue == LADDER_EPILOGUE_SWIGLU;
   const int64_t n_tok = std::stoi(km[2]), out_tile = 64 * std::stoi(km[1]) / (swiglu ? 2 : 1);
-  const int64_t out_cols = swiglu ? d.N / 2 : d.N, split = l.cluster[0] ? l.cluster[0] : 1;
-  if (l.grid[0] % split) return "small-M: the grid's x is not a whole number of clusters";
-  const int64_t tok_tiles = l.grid[0] / split;
-  if (tok_tiles * n_tok < d.M || (tok_tiles - 1) * n_tok >= d.M)
-    return "small-M: " + std::to_string(tok_tiles) + " token tiles of " + std::to_string(n_tok) + " for M = " + std::to_string(d.M);
+  const int64_t out_cols = swiglu ? d.N / 2 : d.N, cluster = l.cluster[0] ? l.cluster[0] : 1;
+  if (l.grid[0] % cluster) return "small-M: the grid's x is not a whole number of clusters";
+  // A cluster is one token tile's K split, or two token tiles' (the weights multicast): an even number of them.
+  const int64_t want = (d.M + n_tok - 1) / n_tok, tok_tiles = l.grid[0] / cluster;
+  if (tok_tiles != want && !(want % 2 == 0 && cluster % 2 == 0 && 2 * tok_tiles == want))
+    return "small-M: " + std::to_string(l.grid[0]) + " CTAs in clusters of " + std::to_string(cluster) +
+           " are not the token tiles of " + std::to_string(n_tok) + " for M = " + std::to_string(d.M);
   if (l.grid[1] * out_tile < out_cols || (l.grid[1] - 1) * out_tile >= out_cols)
     return "small-M: " + std::to_string(l.grid[1]) + " blocks of " + std::to_string(out_tile) + " columns for " +
            std::to_string(out_cols);
