@@ -64,6 +64,12 @@ P
       PCTX=";mc=1;;mc=1" PLAYERS=k/v session_group pctx
       ab mc "512x1024x4096,500x1000x4000,384x1024x4096,256x1024x4096,512x1024x8192,256x1024x8192,128x1024x8192,512x2048x4096,256x4096x4096,128x4096x4096,512x4096x4096" \
         ";mc=1;tok=64,mc=2;tok=128,mc=2;tok=128,mc=1" ;;
+    mc2)  # the multicast by default wherever every cluster is resident: the GPU suite, best's check suites, the decode
+          # suite's rows at 128-512 tokens against mc=1 (two rounds), the k/v linear in the model's context at 2 CTAs an SM
+      gpu_tests 200
+      check_suites
+      ab mc2 "$(shapes "128 256 512")" ";mc=1"
+      PCTX=";mc=1;tok=64,split=2,mc=2,cps=2;tok=128,mc=2;tok=64,split=2,mc=2,cps=2" PLAYERS=k/v session_group pctx ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }

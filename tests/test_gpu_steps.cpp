@@ -296,8 +296,9 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
 // LADDER_TUNE mc=2: the small-M kernel's two-consumer tiles with two token tiles a cluster, each CTA loading half of a
 // weight stage into both (TMA multicast), against mc=1 (each its own). The same bytes reach the same SMEM in the same
 // K order, so D must be the unicast bits: plain and SwiGLU (its gate and up boxes are the two halves), fp16 and bf16,
-// the 64-, 96- and 128-token tiles, splits 1-4, a last token tile of fewer rows; best's own pick where it multicasts
-// by default (the 128x64 tile of several token tiles). The trace shows which ran; `check` that it is right.
+// the 64-, 96- and 128-token tiles, splits 1-4, a last token tile of fewer rows; best's own picks (multicast where
+// every cluster is resident, which depends on the GPU's GPCs; the launch contract checks the plan against the launch).
+// The trace shows which ran; `check` that it is right.
 TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
   LADDER_REQUIRE_HOPPER_GPU("h13 ");
   const detail::Tuning saved = detail::tuning();
@@ -306,7 +307,7 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
     int tok, split;  // tok 0, split 0: best's own pick
     bool swiglu, bf16;
   };
-  const std::vector<McCase> cases = {{512, 1024, 4096, 0, 0, false, false},  {500, 1000, 4000, 0, 0, false, false},
+  const std::vector<McCase> cases = {{512, 1024, 8192, 0, 0, false, false},  {500, 1000, 4000, 0, 0, false, false},
                                      {256, 2048, 4096, 64, 2, false, true},  {250, 1024, 2056, 64, 1, false, false},
                                      {400, 1536, 8192, 128, 4, false, false}, {190, 2048, 4096, 96, 3, true, false},
                                      {512, 2048, 3072, 64, 2, true, true}};
@@ -330,7 +331,7 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
                              (c.tok ? " tok " + std::to_string(c.tok) + " split " + std::to_string(c.split) : " best") +
                              (c.swiglu ? " swiglu" : "") + (c.bf16 ? " bf16" : "");
     EXPECT_EQ(uni_trace.find(" mcast"), std::string::npos) << what << ": " << uni_trace;
-    if (c.tok != 0 || dev.sms == 132)
+    if (c.tok != 0)
       EXPECT_NE(multi_trace.find(" mcast 2"), std::string::npos) << what << ": the multicast did not run: " << multi_trace;
     EXPECT_EQ(uni, multi) << what << ": the multicast weights' products differ from the unicast ones";
     EXPECT_FALSE(any_nan_or_inf(multi, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";

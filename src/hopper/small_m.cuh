@@ -597,18 +597,21 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
             Cfg::kPartialBytes + int64_t{pl.split} * largest.slot_floats() * 4 <= int64_t{pl.stages} * Cfg::kStageBytes;
   if (pl.split > 8) detail::allow_nonportable_cluster(kernel, step_id);
   // Two token tiles a cluster, each CTA loading half of a stage's weight rows into both (TMA multicast): the weights
-  // leave L2 once for two tiles. The 128×64 tile of several token tiles (the intake-bound shapes, tile_for) by default.
-  // At 512×1024×4096 the split 128×64 tiles read 88 MB out of L2 (ncu, H100, in the model's context: 18.4 µs at
-  // ~55 % of L2's throughput) where cuBLAS's 64×64 tiles with a 2-CTA multicast read 52 MB (11.7 µs): L2's output
-  // sets the time (docs/notes.md, twenty-ninth session). Needs an even number of token tiles, the two-box weight
-  // stage, no push, and every cluster of 2·split resident at once. LADDER_TUNE mc=1 turns it off, mc=2 on wherever
-  // it can be (resident or not).
+  // leave L2 once for two tiles. At 512×1024×4096 the split 128×64 tiles read 88 MB out of L2 (ncu, H100, in the
+  // model's context: 18.4 µs at ~55 % of L2's throughput) where cuBLAS's 64×64 tiles with a 2-CTA multicast read 52
+  // MB (11.7 µs): L2's output sets the time there (docs/notes.md, twenty-ninth session). By default wherever every
+  // cluster of 2·split is resident at once; where not, the second wave of clusters cost more than the multicast saves
+  // (H100, forced: 512×1024×4096 at 128×64 split 2, 14.6 → 22.2 µs; 512×2048×4096 at 128×128, 21.2 → 32.8). Measured
+  // (dev/2026-12-05-s29/call8-h100/, interleaved, two rounds, µs, against mc=1): 512×1024×8192 at 128×128 split 3,
+  // 26.1 → 22.1 (cuBLAS 22.4); 500×1000×4000 16.5 → 15.1; 512×1024×4096 15.7 → 15.0; 384×1024×4096, 256×1024×8192 and
+  // 512×4096×4096 the same. Needs an even number of token tiles, the two-box weight stage and no push. LADDER_TUNE mc=1
+  // turns it off, mc=2 on wherever it can be (resident or not).
   const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
   const bool can_mcast = Cfg::CONSUMERS == 2 && token_tiles % 2 == 0 && !one_w_box<Cfg>(p) && !pl.push && pl.split <= 4;
-  if (can_mcast && (tune.mcast == 2 || (tune.mcast == 0 && Cfg::N_TOK == 64 &&
-                                        2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem,
-                                                                                2 * pl.split)} >= pl.tiles)))
-    pl.mcast = 2;
+  auto all_resident = [&] {
+    return 2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, 2 * pl.split)} >= pl.tiles;
+  };
+  if (can_mcast && (tune.mcast == 2 || (tune.mcast == 0 && all_resident()))) pl.mcast = 2;
   pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split * pl.mcast)} * pl.split *
                 pl.mcast;
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)

@@ -12,7 +12,7 @@
 //                                           before the twenty-sixth session; default 1: relaxed, measured faster),
 //                                           mc=1|2 (small-M's two-consumer tiles: 1, no multicast; 2, each
 //                                           weight stage multicast to two token tiles wherever it can be; the
-//                                           default: the 128x64 tile of several token tiles, twenty-ninth session),
+//                                           default: where every cluster is resident, twenty-ninth session),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
 //                                           loads the whole C before the mainloop; measured no faster, off;
 //                                           where defer=2, the default, defers the residual, that runs instead),
@@ -65,7 +65,7 @@ struct Tuning {
   int width = 0;        // best's coop_fit: the tile width (0 = the cost model's; else one compiled for the cluster)
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
-  int mcast = 0;        // small-M: token tiles a weight stage is multicast to (1 or 2); 0 = auto (the 128x64 tile)
+  int mcast = 0;        // small-M: token tiles a weight stage is multicast to (1 or 2); 0 = auto (where every cluster is resident)
   int relax = 1;        // small-M: 1 = the cluster barrier before exit arrives relaxed (no release fence; default); 0 = cluster.sync()
   int resc = 0;         // best's cooperative residual GEMM (beta·C, no activation): 1 = the 3-stage copy with the whole C early
   int bstatic = 0;      // 1 = every GEMM's B taken as static (LADDER_FLAG_B_STATIC): small-M loads weights before the wait
