@@ -70,6 +70,10 @@ P
       check_suites
       ab mc2 "$(shapes "128 256 512")" ";mc=1"
       PCTX=";mc=1;tok=64,split=2,mc=2,cps=2;tok=128,mc=2;tok=64,split=2,mc=2,cps=2" PLAYERS=k/v session_group pctx ;;
+    mcsan)  # compute-sanitizer on the multicast path (forced: mc=2 with the 128-row 64-token tiles of h12 and best; a
+            # last token tile of fewer rows, splits 1-2), then the suites benched
+      LADDER_TUNE=mc=2,tok=64 sanitize mc "256x1024x2048,250x2048x1032,128x1024x4096"
+      bench_suites ${TMS:-60} ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }
