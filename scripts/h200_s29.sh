@@ -74,6 +74,16 @@ P
             # last token tile of fewer rows, splits 1-2), then the suites benched
       LADDER_TUNE=mc=2,tok=64 sanitize mc "256x1024x2048,250x2048x1032,128x1024x4096"
       bench_suites ${TMS:-60} ;;
+    pytest)
+      T 200 python3 -m pytest -q -rs -p no:cacheprovider python/tests > "$L/pytest.log" 2>&1; tail -2 "$L/pytest.log" ;;
+    last)  # the session's last call: on an H200 the published set (suites, model, checks); else the model and issue
+           # 12's benchmark at HEAD as development results; the Python GPU tests either way
+      if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+        bench_suites ${TMS:-60}; llama_model | tail -12; check_suites
+      else
+        echo "not an H200"; llama_model | tail -12; session_group torch
+      fi
+      session_group pytest ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }
