@@ -84,6 +84,9 @@ P
         echo "not an H200"; llama_model | tail -12; session_group torch
       fi
       session_group pytest ;;
+    preab)  # the kernel before the multicast (build/ab/ladder-pre, 3c67e05: small_m.cu.o 556 KB larger) against HEAD's,
+            # a b b a: small-M's single-token-tile rows (no multicast) and three split 128-row tiles
+      AB_A=build/ab/ladder-pre abx pre "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 1024x8192" shapes "1 8 16 32 64"),512x1024x8192,512x1024x4096,256x1024x4096" "" ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }
