@@ -87,6 +87,12 @@ P
     preab)  # the kernel before the multicast (build/ab/ladder-pre, 3c67e05: small_m.cu.o 556 KB larger) against HEAD's,
             # a b b a: small-M's single-token-tile rows (no multicast) and three split 128-row tiles
       AB_A=build/ab/ladder-pre abx pre "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 1024x8192" shapes "1 8 16 32 64"),512x1024x8192,512x1024x4096,256x1024x4096" "" ;;
+    mcfix)  # the multicast as a compile-time Config parameter (the other kernels as before it): small-M's check suite under
+            # the default and with the multicast forced, then preab again (predicted: b = a on the single-tile rows)
+      T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; echo "smallm: $(tail -1 "$L/check-smallm.log")"
+      LADDER_TUNE=mc=2 T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/mc-check-smallm.log" 2>&1
+      echo "mc=2 smallm: $(tail -1 "$L/mc-check-smallm.log")"
+      session_group preab ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s28.sh" | grep -v "^== $1" ;;
   esac
 }

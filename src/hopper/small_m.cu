@@ -4,7 +4,12 @@
 namespace ladder::hopper::small_m {
 
 void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
-  dispatch(p, [&]<class Cfg>() { launch_cfg<Cfg>(p, stream, make_plan<Cfg>(p, step_id), pdl, step_id); });
+  dispatch(p, [&]<class Cfg>() {
+    const Plan pl = make_plan<Cfg>(p, step_id);
+    if constexpr (Cfg::CONSUMERS == 2)
+      if (pl.mcast == 2) return launch_cfg<typename Cfg::Multicast>(p, stream, pl, pdl, step_id);
+    launch_cfg<Cfg>(p, stream, pl, pdl, step_id);
+  });
 }
 
 namespace {

@@ -49,10 +49,15 @@ namespace cg = cooperative_groups;
 
 // T: __half or __nv_bfloat16. CONSUMERS: warpgroups of 64 weight rows each. N_TOK: tokens per tile (wgmma's N).
 // NACC: independent accumulator sets the k16 slices alternate between (two dependency chains instead of one).
-template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1>
+// MCAST: token tiles a cluster holds, each weight stage multicast to them (2: the two-consumer tiles only; a
+// compile-time choice, so that the other kernels are the code they were: a run-time switch slowed the 1-16-token
+// streams by 1-4 %, H100, dev/2026-12-05-s29/call12-h100/).
+template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1>
 struct Config {
   using Elem = T;
-  static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_;
+  static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_, MCAST = MCAST_;
+  static_assert(MCAST == 1 || (MCAST == 2 && CONSUMERS == 2), "the multicast needs the two weight boxes of two consumers");
+  using Multicast = Config<T, CONSUMERS_, N_TOK_, NACC_, 2>;
   static constexpr int W_ROWS = CONSUMERS * WGMMA_M;  // weight rows per CTA: wgmma's M side
   static constexpr int HALF_ROWS = W_ROWS / 2;        // B arrives in two boxes (SwiGLU: gate rows, up rows)
   static constexpr int kThreads = CONSUMERS * kWarpgroupThreads + 32;  // + one producer warp
@@ -92,8 +97,6 @@ struct Args {
   int one_w_box;              // the weights of a stage arrive in one W_ROWS-row box (tmap_w's box), not two halves
   int relax_exit;             // the cluster barrier before exit arrives relaxed (LADDER_TUNE relax=1)
   int push;                   // split > 1: the partials pushed to their owners by bulk copy (LADDER_TUNE post=3 or 4)
-  int split;                  // CTAs a token tile's K range is split over (consecutive ranks of the cluster)
-  int mcast;                  // token tiles a cluster holds, sharing each weight stage by TMA multicast (1 or 2)
 };
 
 template <class T>
@@ -132,10 +135,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   uint64_t* const empty_bar = full_bar + stages;
   uint64_t* const recv_bar = empty_bar + stages;  // push: the peers' copies into this CTA's receive slots
   const cg::cluster_group cluster = cg::this_cluster();
-  // The cluster: `mcast` token tiles (1 or 2) of `split` CTAs each. `rank` is this CTA's K share; `base` is the
+  // The cluster: MCAST token tiles (1 or 2) of `split` CTAs each. `rank` is this CTA's K share; `base` is the
   // cluster rank of its token tile's first share, `peer` that of the same share of the other token tile.
-  const int split = args.split, crank = static_cast<int>(cluster.block_rank());
-  const int rank = crank % split, pair = crank / split, base = pair * split;
+  constexpr int MCAST = Cfg::MCAST;
+  const int split = static_cast<int>(cluster.num_blocks()) / MCAST, crank = static_cast<int>(cluster.block_rank());
+  const int rank = MCAST > 1 ? crank % split : crank, pair = MCAST > 1 ? crank / split : 0, base = pair * split;
   const uint32_t peer = static_cast<uint32_t>((1 - pair) * split + rank);
 
   // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range.
@@ -156,13 +160,13 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     tma_prefetch_map(tail ? &tmap_x_tail : &tmap_x);
     for (int st = 0; st < stages; ++st) {
       mbarrier_init(&full_bar[st], 1);
-      mbarrier_init(&empty_bar[st], args.mcast * Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
+      mbarrier_init(&empty_bar[st], MCAST * Cfg::CONSUMERS * kWarpgroupThreads / 32);  // every consumer warp
     }
     if (args.push) mbarrier_init(recv_bar, 1);  // here, off the tail, where nothing else is in flight
     fence_barrier_init();
   }
   // With multicast the peer's loads and arrivals reach this CTA's barriers: they must be initialized first.
-  if (args.mcast > 1) cluster.sync();
+  if constexpr (MCAST > 1) cluster.sync();
   else __syncthreads();
 
   // Warp-uniform by construction (a warp never straddles warpgroups); the shuffle lets the compiler see it, so the
@@ -184,10 +188,10 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       const uint16_t both = static_cast<uint16_t>((1u << (base + rank)) | (1u << peer));
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        if (args.mcast > 1) {
+        if constexpr (MCAST > 1) {
           tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? w_row1 : w_row0, &full_bar[st],
                                 both);
-        } else if (args.l2evict) {
+        } else if (args.l2evict) {  // (the multicast weight load carries no L2 cache hint)
           tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
           if (!args.one_w_box)
             tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
@@ -253,7 +257,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       sm90::wgmma_wait_group<1>();
       if (i > kb && threadIdx.x % 32 == 0) {
         mbarrier_arrive(&empty_bar[prev_stage]);
-        if (args.mcast > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
+        if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
       }
       prev_stage = read.stage;
       read.advance();
@@ -291,7 +295,7 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
   // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
   // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
-  const bool lone = split == 1 && args.mcast == 1 && args.lone_sync;
+  const bool lone = split == 1 && MCAST == 1 && args.lone_sync;
   const bool push = !lone && args.push;
   // The tile's (token, 4 columns) groups: this CTA owns [lo, hi) of them, which it sums over all CTAs of the cluster
   // in rank order and writes through the epilogue.
@@ -674,17 +678,16 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
                   p.ep.swiglu ? static_cast<int>(p.N / 2) : 0, pl.stages, p.D, p.ldd, p.d, p.ep,
-                  // (the multicast weight load carries no L2 cache hint)
-                  pdl && p.b_static ? 1 : 0, pl.mcast == 1 && l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK),
-                  stage_bytes(x_tail), lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0, pl.split,
-                  pl.mcast};
+                  pdl && p.b_static ? 1 : 0, Cfg::MCAST == 1 && l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK),
+                  stage_bytes(x_tail), lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
                   static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
-  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * pl.mcast, pdl, step_id, tw, tx,
+  if constexpr (Cfg::MCAST > 1) detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemPerSm - 1024, step_id);
+  detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * Cfg::MCAST, pdl, step_id, tw, tx,
                            tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + (pl.mcast > 1 ? " mcast 2" : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + (Cfg::MCAST > 1 ? " mcast 2" : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (args.push ? " push" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });
