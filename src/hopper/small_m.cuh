@@ -13,7 +13,9 @@
 //     (the same bits on every run), and the sum goes through the fused epilogue to D in one store.
 //     No workspace, no second kernel (cuBLAS's split-K adds a 3.4 µs reduce kernel at these shapes).
 // With two consumers (128 weight rows × 128 tokens, several token tiles above 128 tokens) the same kernel is a
-// 128×128-tile GEMM with a cluster split-K, for shapes with too few tiles to fill the GPU.
+// 128×128-tile GEMM with a cluster split-K, for shapes with too few tiles to fill the GPU. There L2's output, not
+// HBM, sets the time, so two token tiles share a cluster and each weight stage arrives by TMA multicast (MCAST = 2,
+// where every cluster fits at once: make_plan).
 // Programmatic dependent launch (h13): the kernel waits for the previous grid (griddepcontrol.wait) before
 // its first global read, and lets the next one start once its mainloop is done.
 #pragma once
