@@ -337,8 +337,9 @@ struct Checker {
   }
 };
 
-// The small-M kernel's Config<T, CONSUMERS, N_TOK, ...> in its mangled name: consumers (64 weight rows each), N_TOK.
-const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi)");
+// The small-M kernel's Config<T, CONSUMERS, N_TOK, NACC, MCAST> in its mangled name: consumers (64 weight rows each),
+// N_TOK, NACC, and MCAST (token tiles a cluster, the weights multicast to them).
+const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E)");
 
 // small-M's `post` in force: LADDER_TUNE's last post=, else the default (4). Read once, as the library reads it.
 int small_m_post() {
@@ -373,6 +374,7 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
     if (l.cluster[0] != mcast * std::stoul(pm[3]))
       return "the plan says K split " + pm[3].str() + (mcast > 1 ? " of 2 token tiles" : "") + ", the cluster is " +
              std::to_string(l.cluster[0]);
+    if (mcast != std::stoul(km[4])) return said(mcast > 1 ? "the weights multicast" : "no multicast");
     if (mcast > 1 && (std::stoi(km[1]) != 2 || l.grid[0] % (2 * std::stoul(pm[3])) != 0))
       return "the plan multicasts the weights of a tile that cannot (one consumer, or an odd number of token tiles)";
     if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
