@@ -608,10 +608,11 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // MB (11.7 µs): L2's output sets the time there (docs/notes.md, twenty-ninth session). By default wherever every
   // cluster of 2·split is resident at once; where not, the second wave of clusters cost more than the multicast saves
   // (H100, forced: 512×1024×4096 at 128×64 split 2, 14.6 → 22.2 µs; 512×2048×4096 at 128×128, 21.2 → 32.8). Measured
-  // (dev/2026-12-05-s29/call8-h100/, interleaved, two rounds, µs, against mc=1): 512×1024×8192 at 128×128 split 3,
-  // 26.1 → 22.1 (cuBLAS 22.4); 500×1000×4000 16.5 → 15.1; 512×1024×4096 15.7 → 15.0; 384×1024×4096, 256×1024×8192 and
-  // 512×4096×4096 the same. Needs an even number of token tiles, the two-box weight stage and no push. LADDER_TUNE mc=1
-  // turns it off, mc=2 on wherever it can be (resident or not).
+  // on an H100 (dev/2026-12-05-s29/, interleaved, two rounds, µs): best's pick at 512×1024×8192 (128×128 split 3)
+  // 26.0 / 25.9 → 22.1 / 22.0 against the binary before (call 13; cuBLAS 20.6-21.7), every other row of the decode
+  // suite at 128-512 tokens the same as mc=1 (call 9); the 128-token tiles forced against mc=1 (call 8): 500×1000×4000
+  // 16.5 → 15.1, 512×1024×4096 15.7 → 15.0, 384×1024×4096 and 256×1024×8192 the same. Needs an even number of token
+  // tiles, the two-box weight stage and no push. LADDER_TUNE mc=1 turns it off, mc=2 on wherever it can be.
   const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
   const bool can_mcast = Cfg::CONSUMERS == 2 && token_tiles % 2 == 0 && !one_w_box<Cfg>(p) && !pl.push && pl.split <= 4;
   auto all_resident = [&] {
