@@ -296,8 +296,9 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
 // LADDER_TUNE mc=2: the small-M kernel's two-consumer tiles with two token tiles a cluster, each CTA loading half of a
 // weight stage into both (TMA multicast), against mc=1 (each its own). The same bytes reach the same SMEM in the same
 // K order, so D must be the unicast bits: plain and SwiGLU (its gate and up boxes are the two halves), fp16 and bf16,
-// the 64-, 96- and 128-token tiles, splits 1-4, a last token tile of fewer rows; best's own picks (multicast where
-// every cluster is resident, which depends on the GPU's GPCs; the launch contract checks the plan against the launch).
+// the 64-, 96- and 128-token tiles and the one-consumer 64×64 tile (two 32-row weight boxes), splits 1-4, a last
+// token tile of fewer rows; best's own picks (multicast where every cluster is resident, which depends on the GPU's
+// GPCs; the launch contract checks the plan against the launch).
 // The trace shows which ran; `check` that it is right.
 TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
   LADDER_REQUIRE_HOPPER_GPU("h13 ");
@@ -306,11 +307,13 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
     int64_t M, N, K;
     int tok, split;  // tok 0, split 0: best's own pick
     bool swiglu, bf16;
+    int wg = 0;  // 1: the 64×64 tile (one consumer, its weights in two 32-row boxes)
   };
   const std::vector<McCase> cases = {{512, 1024, 8192, 0, 0, false, false},  {500, 1000, 4000, 0, 0, false, false},
                                      {256, 2048, 4096, 64, 2, false, true},  {250, 1024, 2056, 64, 1, false, false},
                                      {400, 1536, 8192, 128, 4, false, false}, {190, 2048, 4096, 96, 3, true, false},
-                                     {512, 2048, 3072, 64, 2, true, true}};
+                                     {512, 2048, 3072, 64, 2, true, true},   {512, 1024, 4096, 64, 1, false, false, 1},
+                                     {250, 2048, 2056, 64, 2, true, true, 1}, {250, 1000, 4104, 64, 3, false, false, 1}};
   for (const McCase& c : cases) {
     const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
     harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), D(c.M * out_cols), bias(c.N);
@@ -322,7 +325,7 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
     auto tuned = [&](int mc) {
       detail::Tuning t = saved;
       t.mcast = mc;
-      if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split;
+      if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split, t.consumers = c.wg;
       return t;
     };
     const auto [uni, uni_trace] = traced_run(tuned(1), d, D.size());

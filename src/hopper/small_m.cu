@@ -6,7 +6,7 @@ namespace ladder::hopper::small_m {
 void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
   dispatch(p, [&]<class Cfg>() {
     const Plan pl = make_plan<Cfg>(p, step_id);
-    if constexpr (Cfg::CONSUMERS == 2)
+    if constexpr (Cfg::kCanMulticast)
       if (pl.mcast == 2) return launch_cfg<typename Cfg::Multicast>(p, stream, pl, pdl, step_id);
     launch_cfg<Cfg>(p, stream, pl, pdl, step_id);
   });

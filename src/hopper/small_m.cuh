@@ -51,14 +51,17 @@ namespace cg = cooperative_groups;
 
 // T: __half or __nv_bfloat16. CONSUMERS: warpgroups of 64 weight rows each. N_TOK: tokens per tile (wgmma's N).
 // NACC: independent accumulator sets the k16 slices alternate between (two dependency chains instead of one).
-// MCAST: token tiles a cluster holds, each weight stage multicast to them (2: the two-consumer tiles only; a
-// compile-time choice, so that the other kernels are the code they were: a run-time switch slowed the 1-16-token
-// streams by 1-4 %, H100, dev/2026-12-05-s29/call12-h100/).
+// MCAST: token tiles a cluster holds, each weight stage multicast to them (2: the two-consumer tiles and the 64×64
+// tile only; a compile-time choice, so that the other kernels are the code they were: a run-time switch slowed the
+// 1-16-token streams by 1-4 %, H100, dev/2026-12-05-s29/call12-h100/).
 template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1>
 struct Config {
   using Elem = T;
   static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_, MCAST = MCAST_;
-  static_assert(MCAST == 1 || (MCAST == 2 && CONSUMERS == 2), "the multicast needs the two weight boxes of two consumers");
+  // The tiles compiled with a multicast copy: each CTA of the pair loads one of a stage's two weight boxes (the
+  // consumers' 64-row halves, or the 64-row tile's two 32-row halves) into both rings.
+  static constexpr bool kCanMulticast = CONSUMERS == 2 || N_TOK == 64;
+  static_assert(MCAST == 1 || (MCAST == 2 && kCanMulticast), "a multicast copy only of the tiles compiled with one");
   using Multicast = Config<T, CONSUMERS_, N_TOK_, NACC_, 2>;
   static constexpr int W_ROWS = CONSUMERS * WGMMA_M;  // weight rows per CTA: wgmma's M side
   static constexpr int HALF_ROWS = W_ROWS / 2;        // B arrives in two boxes (SwiGLU: gate rows, up rows)
@@ -423,8 +426,10 @@ struct Plan {
 
 // The weights of a stage in one W_ROWS-row box (not two halves): the 64-row tiles, unless LADDER_TUNE wbox says
 // otherwise (launch_cfg, where it was measured).
+// The multicast copies always load two halves (each CTA of the pair one of them).
 template <class Cfg>
 bool one_w_box(const detail::Problem& p) {
+  if constexpr (Cfg::MCAST > 1) return false;
   return detail::tuning().wbox > 0 ? detail::tuning().wbox == 1 : !p.ep.swiglu && Cfg::CONSUMERS == 1;
 }
 
@@ -614,11 +619,12 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // 16.5 → 15.1, 512×1024×4096 15.7 → 15.0, 384×1024×4096 and 256×1024×8192 the same. Needs an even number of token
   // tiles, the two-box weight stage and no push. LADDER_TUNE mc=1 turns it off, mc=2 on wherever it can be.
   const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
-  const bool can_mcast = Cfg::CONSUMERS == 2 && token_tiles % 2 == 0 && !one_w_box<Cfg>(p) && !pl.push && pl.split <= 4;
+  // The 64×64 tile (one consumer: its weights in two 32-row boxes) only when asked for (mc=2): not yet measured.
+  const bool can_mcast = Cfg::kCanMulticast && token_tiles % 2 == 0 && tune.wbox != 1 && !pl.push && pl.split <= 4;
   auto all_resident = [&] {
     return 2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, 2 * pl.split)} >= pl.tiles;
   };
-  if (can_mcast && (tune.mcast == 2 || (tune.mcast == 0 && all_resident()))) pl.mcast = 2;
+  if (can_mcast && (tune.mcast == 2 || (tune.mcast == 0 && Cfg::CONSUMERS == 2 && all_resident()))) pl.mcast = 2;
   pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split * pl.mcast)} * pl.split *
                 pl.mcast;
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)

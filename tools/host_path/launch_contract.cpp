@@ -375,8 +375,9 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
       return "the plan says K split " + pm[3].str() + (mcast > 1 ? " of 2 token tiles" : "") + ", the cluster is " +
              std::to_string(l.cluster[0]);
     if (mcast != std::stoul(km[4])) return said(mcast > 1 ? "the weights multicast" : "no multicast");
-    if (mcast > 1 && (std::stoi(km[1]) != 2 || l.grid[0] % (2 * std::stoul(pm[3])) != 0))
-      return "the plan multicasts the weights of a tile that cannot (one consumer, or an odd number of token tiles)";
+    if (mcast > 1 && ((std::stoi(km[1]) != 2 && std::stoi(km[2]) != 64) || l.grid[0] % (2 * std::stoul(pm[3])) != 0))
+      return "the plan multicasts the weights of a tile that cannot (one consumer below 64 tokens, or an odd number "
+             "of token tiles)";
     if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
     // The split's reduction: pushed by bulk copy where post=3 or 4 asks for it and the plan splits K, for the tiles of
     // up to 16 tokens always (their receive slots fit any ring: 16 × 68 × 4 B of partial plus ≤ 16 × 272 B of slots
