@@ -27,7 +27,8 @@ session_group() {
             # clusters of 2). ncu at call 6 of the twenty-ninth session: cuBLAS's SMs received 134 MB for 55 MB of L2
             # sectors (2.45×), ours 101 MB for 93 MB: more than a 2-CTA multicast of one operand (1.33×) explains.
       local t i=0 m="gpu__time_duration.sum,lts__t_sectors.sum,lts__t_requests.sum,l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_requests_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum,launch__grid_size"
-      for t in "" "wg=1,mc=1" "wg=1,mc=2"; do
+      local tunes; IFS=';' read -ra tunes <<< "${NCU_TUNES:-;wg=1,mc=1;wg=1,mc=2}"
+      for t in "${tunes[@]}"; do
         i=$((i + 1))
         LADDER_TUNE=$t PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none --metrics "$m" \
           -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
@@ -56,6 +57,14 @@ for kern, rs in by.items():
 Q
         tail -3 "$L/ncu64-$i.err"
       done ;;
+    raster)  # the multicast clusters' order (LADDER_TUNE raster=g: groups of g row blocks, row blocks first): which
+             # clusters run side by side. ncu64 (call 2): L2 served the same 134 MB to the SMs from 107 MB of reads
+             # (64×64 unicast), 84 MB (multicast) and 58 MB (cuBLAS, the same tiles and clusters): the order decides how
+             # many reads L2 serves once for several SMs? Predicted: a raster near cuBLAS's reaches ~60 MB and ~13 µs
+      local R="wg=1,mc=2;wg=1,mc=2,raster=2;wg=1,mc=2,raster=4;wg=1,mc=2,raster=8;wg=1,mc=2,raster=16"
+      ab raster "512x1024x4096,256x1024x4096,128x4096x4096,512x2048x4096" ";$R"
+      ab raster8k "512x1024x8192" ";raster=2;raster=4;raster=8"
+      GROUPS_=pctx PCTX=";$R" PLAYERS=k/v bash "$(dirname "$0")/h200_s29.sh" | grep -v "^==" ;;
     pdlsuite)  # the decode suite with every launch isolated (pdl=0) beside best's chained launches, one round
       T 200 "$B/ladder" bench --steps best --suite decode --tune ";pdl=0" --target-ms 20 --warmup-ms 10 \
         --csv "$OUT/bench-decode-pdl.csv" > "$L/bench-decode-pdl.log" 2>&1; tail -3 "$L/bench-decode-pdl.log" ;;
