@@ -65,6 +65,15 @@ Q
       ab raster "512x1024x4096,256x1024x4096,128x4096x4096,512x2048x4096" ";$R"
       ab raster8k "512x1024x8192" ";raster=2;raster=4;raster=8"
       GROUPS_=pctx PCTX=";$R" PLAYERS=k/v bash "$(dirname "$0")/h200_s29.sh" | grep -v "^==" ;;
+    sweep64)  # the 64×64 tile multicast (wg=1,mc=2) against best and its unicast copy over 256-512 tokens and the
+              # narrower layers, two rounds (call 1: 512×2048×4096 19.5-19.8 against best's 22.0; 512×1024×4096 16.4
+              # against 14.8): is there a regime for a default?
+      ab sweep64 "$(LAYERS="1536x4096 2048x4096 2560x4096 3072x4096 2048x2048 2048x8192 1024x2048" shapes "256 384 512")" \
+        ";wg=1,mc=1;wg=1,mc=2" ;;
+    verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
+      gpu_tests 240
+      check_suites
+      LADDER_TUNE=wg=1,mc=2,raster=3 sanitize mc64 "256x1024x2048,250x2048x1032,512x1024x1024" ;;
     pdlsuite)  # the decode suite with every launch isolated (pdl=0) beside best's chained launches, one round
       T 200 "$B/ladder" bench --steps best --suite decode --tune ";pdl=0" --target-ms 20 --warmup-ms 10 \
         --csv "$OUT/bench-decode-pdl.csv" > "$L/bench-decode-pdl.log" 2>&1; tail -3 "$L/bench-decode-pdl.log" ;;
