@@ -70,6 +70,11 @@ Q
               # against 14.8): is there a regime for a default?
       ab sweep64 "$(LAYERS="1536x4096 2048x4096 2560x4096 3072x4096 2048x2048 2048x8192 1024x2048" shapes "256 384 512")" \
         ";wg=1,mc=1;wg=1,mc=2" ;;
+    tiles)  # best's tile kernels forced against its pick at 128-512 tokens (call 4: at 512×2048×4096 the 128×64 ping-pong
+            # tiles ran 18.3 µs where best's small-M 128×128 split ran 21.4 and the model said 24.7 against 18.6; cuBLAS
+            # 16.5): where does the cost model misjudge the tiles against small-M? Two rounds
+      ab tiles "$(LAYERS="1024x4096 1024x8192 1536x4096 2048x2048 2048x4096 3072x4096 4096x4096 2048x8192" shapes "128 256 384 512"),256x8192x8192,256x4096x14336,384x4096x14336" \
+        ";kernel=pingpong_narrow;kernel=pingpong;kernel=coop_fit" ;;
     verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
       gpu_tests 240
       check_suites
