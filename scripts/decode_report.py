@@ -9,6 +9,11 @@ oldest first). The combined CSV keeps every column and each row's own commit and
 <!-- decode-table:begin --> and <!-- decode-table:end -->) gives, per layer and M: best's time, GB/s
 (2·(MK + NK + MN) bytes over the time), the same-run read floor's GB/s, best's share of that floor, and its speed
 against cuBLAS. The plot draws GB/s against M for every layer: best, cuBLAS, the read floor.
+
+The suite times each GEMM back to back, as a chain of best's own calls: with programmatic dependent launch each call's
+launch and prologue overlap the previous call's tail, which cuBLAS's launches do not. Where a CSV also has the suite's
+rows under `--tune "pdl=0"` (each call launched as after a kernel that is not ladder's), the table adds their ratio to
+cuBLAS (column "isolated") and the summary their geometric mean: the honest figure for a GEMM called alone.
 """
 from __future__ import annotations
 
@@ -25,15 +30,21 @@ LAYERS = [(4096, 4096, "8B q/o"), (1024, 4096, "8B k/v"), (14336, 4096, "8B gate
 MS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 
 
+ISOLATED = "pdl=0"
+
+
 def load(paths):
-    rows, header = {}, None
+    """best's rows (no tune) and its isolated rows (tune pdl=0) by shape; other tunes are left out."""
+    rows, iso, header = {}, {}, None
     for p in paths:
         with open(p) as f:
             r = csv.DictReader(f)
             header = header or r.fieldnames
             for row in r:
-                rows[(int(row["m"]), int(row["n"]), int(row["k"]))] = row
-    return rows, header
+                tune = row.get("tune") or ""
+                if tune in ("", ISOLATED):
+                    (iso if tune else rows)[(int(row["m"]), int(row["n"]), int(row["k"]))] = row
+    return rows, iso, header
 
 
 def geomean(xs):
@@ -43,6 +54,9 @@ def geomean(xs):
 def summary(rows):
     want = [(m, n, k) for m in MS for n, k, _ in LAYERS]
     have = [rows[s] for s in want if s in rows and rows[s]["status"] == "pass"]
+    if not have:
+        return {"shapes": 0, "missing": len(want), "geomean_all": float("nan"), "geomean_m16": float("nan"),
+                "min_floor_m16": float("nan"), "at_or_above_cublas": 0}
     small = [r for r in have if int(r["m"]) <= 16]
     ratio = lambda r: float(r["ratio_to_cublas"])  # noqa: E731
     return {
@@ -54,16 +68,17 @@ def summary(rows):
     }
 
 
-def table(rows) -> str:
+def table(rows, iso=None) -> str:
+    iso = iso or {}
     s = summary(rows)
-    commits = sorted({r["commit"] for r in rows.values()})
-    dates = sorted({r["date"][:10] for r in rows.values()})
-    gpus = sorted({r["gpu"] for r in rows.values()})
+    commits = sorted({r["commit"] for r in list(rows.values()) + list(iso.values())})
+    dates = sorted({r["date"][:10] for r in list(rows.values()) + list(iso.values())})
+    gpus = sorted({r["gpu"] for r in list(rows.values()) + list(iso.values())})
     # CSVs from 2026-12-06 on carry the host's time a call (host_us): shown, and the rows it may have paced counted.
     host = all(r.get("host_us") not in (None, "") for r in rows.values())
     out = ["| layer (N×K) | M | best µs | best GB/s | floor GB/s | % of floor | cuBLAS GB/s | × cuBLAS |"
-           + (" host µs |" if host else ""),
-           "|---|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if host else "")]
+           + (" host µs |" if host else "") + (" isolated × cuBLAS |" if iso else ""),
+           "|---|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if host else "") + ("--:|" if iso else "")]
     paced = 0
     for n, k, name in LAYERS:
         for m in MS:
@@ -72,13 +87,20 @@ def table(rows) -> str:
                 continue
             out.append(f"| {name} {n}×{k} | {m} | {1e3 * float(r['median_ms']):.1f} | {float(r['gbps']):.0f} | "
                        f"{float(r['floor_gbps']):.0f} | {100 * float(r['pct_floor']):.0f} | {float(r['cublas_gbps']):.0f} | "
-                       f"{float(r['ratio_to_cublas']):.2f} |" + (f" {float(r['host_us']):.1f} |" if host else ""))
+                       f"{float(r['ratio_to_cublas']):.2f} |" + (f" {float(r['host_us']):.1f} |" if host else "")
+                       + (f" {float(iso[(m, n, k)]['ratio_to_cublas']):.2f} |" if (m, n, k) in iso and
+                          iso[(m, n, k)]["status"] == "pass" else " – |" if iso else ""))
             paced += host and float(r["host_us"]) >= 0.9e3 * float(r["median_ms"])
     out.append("")
     out.append(f"{s['shapes']} shapes ({s['missing']} missing): best against cuBLAS, geometric mean "
                f"**{s['geomean_all']:.2f}×** (M ≤ 16: {s['geomean_m16']:.2f}×); {s['at_or_above_cublas']} at or above "
                f"cuBLAS; lowest share of the same-run read floor at M ≤ 16: {100 * s['min_floor_m16']:.0f} %."
                + (f" Host-paced rows (the host's time a call within 10 % of the GPU's): {paced}." if host else ""))
+    if iso:
+        si = summary(iso)
+        out.append(f"Isolated (`--tune \"pdl=0\"`: no overlap with the call before, as after a kernel that is not "
+                   f"ladder's), {si['shapes']} shapes: geometric mean **{si['geomean_all']:.2f}×** (M ≤ 16: "
+                   f"{si['geomean_m16']:.2f}×); {si['at_or_above_cublas']} at or above cuBLAS.")
     out.append(f"Measured on {', '.join(gpus)}, commits {', '.join(commits)}, {', '.join(dates)}; source: "
                "`docs/results/bench-decode.csv` (regenerate with `scripts/decode_report.py`).")
     return "\n".join(out)
@@ -116,18 +138,20 @@ def main() -> int:
     ap.add_argument("--readme")
     ap.add_argument("--plot")
     a = ap.parse_args()
-    rows, header = load(a.csv)
+    rows, iso, header = load(a.csv)
     want = {(m, n, k) for m in MS for n, k, _ in LAYERS}
     rows = {s: r for s, r in rows.items() if s in want}
+    iso = {s: r for s, r in iso.items() if s in want}
     if a.out:
         with open(a.out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=header)
             w.writeheader()
             for m in MS:
                 for n, k, _ in LAYERS:
-                    if (m, n, k) in rows:
-                        w.writerow(rows[(m, n, k)])
-    text = table(rows)
+                    for src in (rows, iso):
+                        if (m, n, k) in src:
+                            w.writerow(src[(m, n, k)])
+    text = table(rows, iso)
     if a.readme:
         p = Path(a.readme)
         s = p.read_text()

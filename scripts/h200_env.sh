@@ -82,10 +82,11 @@ check_suites() {
   done
   T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
 }
-# The decode, few-tile and standard suites benched with the same-run floor (CSVs in $OUT); $1: target ms a shape.
+# The decode, few-tile and standard suites benched with the same-run floor (CSVs in $OUT); $1: target ms a shape. The
+# decode suite also isolated (pdl=0: no overlap with the call before; scripts/decode_report.py's "isolated" column).
 bench_suites() {
   local O="--target-ms ${1:-60} --warmup-ms 30"
-  T 150 "$B/ladder" bench --steps best --suite decode $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
+  T 280 "$B/ladder" bench --steps best --suite decode --tune ";pdl=0" $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
   T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
   T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
   tail -7 "$L/bench-fewtile.log" | cut -c1-110

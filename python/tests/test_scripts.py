@@ -362,3 +362,27 @@ def test_decode_report_shows_the_host_time_and_counts_host_paced_rows(tmp_path):
     text = decode_report.table(decode_report.load([tmp_path / "old.csv"])[0])
     assert "host" not in text
     assert "| 8B k/v 1024×4096 | 1 | 10.0 | 1000 | 1500 | 70 | 900 | 1.10 |" in text
+
+
+def test_decode_report_adds_the_isolated_rows_beside_the_chained_ones(tmp_path):
+    import csv as csvmod
+
+    import decode_report
+    cols = ["step", "m", "n", "k", "median_ms", "gbps", "floor_gbps", "pct_floor", "cublas_gbps", "ratio_to_cublas",
+            "status", "gpu", "commit", "date", "tune"]
+    path = tmp_path / "both.csv"
+    with open(path, "w", newline="") as f:
+        w = csvmod.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for m in (1, 16):
+            for tune, ratio in (("", 1.25), ("pdl=0", 0.95), ("mc=1", 0.5)):  # another tune's rows are left out
+                w.writerow(dict(step="best", m=m, n=1024, k=4096, median_ms=0.01, gbps=1000, floor_gbps=1500,
+                                pct_floor=0.7, cublas_gbps=900, ratio_to_cublas=ratio, status="pass", gpu="NVIDIA H200",
+                                commit="abc", date="2026-12-06T00:00:00Z", tune=tune))
+    rows, iso, _ = decode_report.load([path])
+    assert len(rows) == len(iso) == 2
+    text = decode_report.table(rows, iso)
+    assert "| × cuBLAS | isolated × cuBLAS |" in text
+    assert "| 8B k/v 1024×4096 | 16 | 10.0 | 1000 | 1500 | 70 | 900 | 1.25 | 0.95 |" in text
+    assert "geometric mean **1.25×**" in text and "geometric mean **0.95×** (M ≤ 16: 0.95×); 0 at or above" in text
+    assert "isolated" not in decode_report.table(rows)  # no isolated rows: the table as before
