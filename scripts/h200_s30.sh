@@ -75,6 +75,36 @@ Q
             # 16.5): where does the cost model misjudge the tiles against small-M? Two rounds
       ab tiles "$(LAYERS="1024x4096 1024x8192 1536x4096 2048x2048 2048x4096 3072x4096 4096x4096 2048x8192" shapes "128 256 384 512"),256x8192x8192,256x4096x14336,384x4096x14336" \
         ";kernel=pingpong_narrow;kernel=pingpong;kernel=coop_fit" ;;
+    lrc)  # does an L2 request coalescer explain cuBLAS's 58 MB? The chip's lrc__ / multicast metrics, then each of them
+          # (sums) on the k/v linear in the model's context for best's pick, the 64×64 multicast and cuBLAS
+      ncu --query-metrics --chip gh100 > "$L/metrics-gh100.txt" 2>&1
+      grep -iE "^(lrc|lts__t_(sectors|requests)_srcunit_tex_op_read|.*multicast)" "$L/metrics-gh100.txt" | cut -c1-150 | head -30
+      local m; m=$(grep -oE "^lrc__[a-z0-9_]+" "$L/metrics-gh100.txt" | sort -u | head -24 | sed 's/$/.sum/' | paste -sd,)
+      echo "metrics: $m"
+      [ -n "$m" ] && for t in "" "wg=1,mc=2"; do
+        LADDER_TUNE=$t PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none \
+          --metrics "gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,$m" \
+          -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
+          > "$L/lrc-${t:-auto}.csv" 2> "$L/lrc-${t:-auto}.err"
+        python3 - "$L/lrc-${t:-auto}.csv" "${t:-auto}" <<'Q'
+import csv, io, sys
+text = open(sys.argv[1]).read()
+start = text.find('"ID"')
+rows = list(csv.DictReader(io.StringIO(text[start:]))) if start >= 0 else []
+if not rows: print("no rows:", text[-400:]); sys.exit()
+by = {}
+for r in rows[1:]:
+    by.setdefault("cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder", []).append(r)
+cols = [c for c in rows[0] if c.startswith(("lrc__", "lts__", "l1tex__", "gpu__"))]
+for kern, rs in by.items():
+    cells = []
+    for c in cols:
+        v = sorted(float(x[c].replace(",", "")) for x in rs if x.get(c, "") not in ("", "n/a"))
+        if v: cells.append(f"{c}={v[len(v) // 2]:.4g}{rows[0][c]}")
+    print(f"[{sys.argv[2]}] {kern}: " + " ".join(cells))
+Q
+        tail -2 "$L/lrc-${t:-auto}.err"
+      done ;;
     verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
       gpu_tests 240
       check_suites
