@@ -79,9 +79,11 @@ Q
           # (sums) on the k/v linear in the model's context for best's pick, the 64×64 multicast and cuBLAS
       ncu --query-metrics --chip gh100 > "$L/metrics-gh100.txt" 2>&1
       grep -iE "^(lrc|lts__t_(sectors|requests)_srcunit_tex_op_read|.*multicast)" "$L/metrics-gh100.txt" | cut -c1-150 | head -30
-      local m; m=$(grep -oE "^lrc__[a-z0-9_]+" "$L/metrics-gh100.txt" | sort -u | head -24 | sed 's/$/.sum/' | paste -sd,)
+      local m; m=$(grep -oE "^lrc__[a-z0-9_]+" "$L/metrics-gh100.txt" | sort -u | grep -vE "average|cycles|ilc" | \
+        sed 's/$/.sum/' | paste -sd,)
       echo "metrics: $m"
-      [ -n "$m" ] && for t in "" "wg=1,mc=2"; do
+      local tunes; IFS=';' read -ra tunes <<< "${LRC_TUNES:-;wg=1,mc=2}"
+      [ -n "$m" ] && for t in "${tunes[@]}"; do
         LADDER_TUNE=$t PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none \
           --metrics "gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,$m" \
           -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
@@ -95,13 +97,13 @@ if not rows: print("no rows:", text[-400:]); sys.exit()
 by = {}
 for r in rows[1:]:
     by.setdefault("cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder", []).append(r)
-cols = [c for c in rows[0] if c.startswith(("lrc__", "lts__", "l1tex__", "gpu__"))]
+cols = [c for c in rows[0] if c.startswith(("lrc__", "lts__", "l1tex__", "gpu__")) and c.endswith(".sum")]
 for kern, rs in by.items():
     cells = []
     for c in cols:
         v = sorted(float(x[c].replace(",", "")) for x in rs if x.get(c, "") not in ("", "n/a"))
         if v: cells.append(f"{c}={v[len(v) // 2]:.4g}{rows[0][c]}")
-    print(f"[{sys.argv[2]}] {kern}: " + " ".join(cells))
+    print(f"[{sys.argv[2]}] {kern}: " + " ".join(c.replace(".sum", "").replace("lrc__", "") for c in cells))
 Q
         tail -2 "$L/lrc-${t:-auto}.err"
       done ;;
