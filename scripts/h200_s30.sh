@@ -107,6 +107,32 @@ for kern, rs in by.items():
 Q
         tail -2 "$L/lrc-${t:-auto}.err"
       done ;;
+    lrcst)  # the LRC's hardware coalescing (two SMs' requests for one sector served by one L2 read) against the ring's
+            # depth and the tile: call 7 found cuBLAS's and the 64×64 multicast's requests identical (786k, 262k of them
+            # multicast), and cuBLAS's unicast sectors coalesced 1.35M times against ours 0.60M: a matter of timing
+      local t m="gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lrc__lrc2xbar_sectors_op_read.sum"
+      IFS=';' read -ra tunes <<< "${LRC_TUNES:-wg=1,mc=2,stages=4;wg=1,mc=2,stages=6;wg=1,mc=2,stages=8;wg=1,mc=2,stages=10}"
+      for t in "${tunes[@]}"; do
+        LADDER_TUNE=$t PYTHONPATH=$PWD/python T 100 ncu --cache-control none --clock-control none --metrics "$m" \
+          -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
+          > "$L/lrcst-$t.csv" 2> "$L/lrcst-$t.err"
+        python3 - "$L/lrcst-$t.csv" "$t" <<'Q'
+import csv, io, sys
+text = open(sys.argv[1]).read()
+start = text.find('"ID"')
+rows = list(csv.DictReader(io.StringIO(text[start:]))) if start >= 0 else []
+by = {}
+for r in rows[1:]:
+    by.setdefault("cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder", []).append(r)
+def med(rs, c):
+    v = sorted(float(x[c].replace(",", "")) for x in rs if x.get(c, "") not in ("", "n/a"))
+    return v[len(v) // 2] if v else float("nan")
+for kern, rs in by.items():
+    print(f"[{sys.argv[2]}] {kern:6s} {med(rs, 'gpu__time_duration.sum') / 1e3:5.1f} us  L2 reads {med(rs, 'lts__t_sectors_srcunit_tex_op_read.sum') * 32e-6:5.1f} MB"
+          f"  hw-coalesced {med(rs, 'lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum') / 1e3:6.0f}k"
+          f"  lrc2xbar {med(rs, 'lrc__lrc2xbar_sectors_op_read.sum') / 1e3:6.0f}k sectors")
+Q
+      done ;;
     verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
       gpu_tests 240
       check_suites
