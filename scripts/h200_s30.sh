@@ -133,6 +133,9 @@ for kern, rs in by.items():
           f"  lrc2xbar {med(rs, 'lrc__lrc2xbar_sectors_op_read.sum') / 1e3:6.0f}k sectors")
 Q
       done ;;
+    fixed)  # the fixed cost a call, chained and isolated: K from 64 up at the k/v layer's M×N and at one token
+      ab fixed "512x1024x64,512x1024x256,512x1024x1024,512x1024x2048,512x1024x4096,1x4096x64,1x4096x512,1x4096x4096,64x1024x64,128x4096x64" \
+        ";pdl=0;wg=1,pdl=0;tok=128,pdl=0" ;;
     verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
       gpu_tests 240
       check_suites
