@@ -136,6 +136,9 @@ Q
     fixed)  # the fixed cost a call, chained and isolated: K from 64 up at the k/v layer's M×N and at one token
       ab fixed "512x1024x64,512x1024x256,512x1024x1024,512x1024x2048,512x1024x4096,1x4096x64,1x4096x512,1x4096x4096,64x1024x64,128x4096x64" \
         ";pdl=0;wg=1,pdl=0;tok=128,pdl=0" ;;
+    headab)  # the session's kernels (the raster test in the multicast copies' prologue, four more kernels) against the
+             # twenty-ninth session's last binary (build/ab/ladder-a, 8e169a5), a b b a: predicted the same to ±0.2 µs
+      abx head "$(LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 1024x8192" shapes "1 8 32 64"),512x1024x8192,500x1000x4000,512x1024x4096,256x1024x4096,128x4096x4096,256x4096x4096" "" ;;
     verify30)  # HEAD's GPU suite, best's check suites, and the sanitizers on the 64×64 multicast (forced) with raster
       gpu_tests 240
       check_suites
