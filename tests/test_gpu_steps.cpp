@@ -307,13 +307,12 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
     int64_t M, N, K;
     int tok, split;  // tok 0, split 0: best's own pick
     bool swiglu, bf16;
-    int wg = 0;      // 1: the 64×64 tile (one consumer, its weights in two 32-row boxes)
-    int raster = 0;  // LADDER_TUNE raster: the clusters' order (a group of 3 row blocks leaves a shorter last group)
+    int wg = 0;  // 1: the 64×64 tile (one consumer, its weights in two 32-row boxes)
   };
   const std::vector<McCase> cases = {{512, 1024, 8192, 0, 0, false, false},  {500, 1000, 4000, 0, 0, false, false},
                                      {256, 2048, 4096, 64, 2, false, true},  {250, 1024, 2056, 64, 1, false, false},
                                      {400, 1536, 8192, 128, 4, false, false}, {190, 2048, 4096, 96, 3, true, false},
-                                     {512, 2048, 3072, 64, 2, true, true},   {512, 1024, 4096, 64, 1, false, false, 1, 3},
+                                     {512, 2048, 3072, 64, 2, true, true},   {512, 1024, 4096, 64, 1, false, false, 1},
                                      {250, 2048, 2056, 64, 2, true, true, 1}, {250, 1000, 4104, 64, 3, false, false, 1}};
   for (const McCase& c : cases) {
     const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
@@ -326,7 +325,7 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
     auto tuned = [&](int mc) {
       detail::Tuning t = saved;
       t.mcast = mc;
-      if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split, t.consumers = c.wg, t.raster = c.raster;
+      if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split, t.consumers = c.wg;
       return t;
     };
     const auto [uni, uni_trace] = traced_run(tuned(1), d, D.size());

@@ -320,7 +320,7 @@ TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
 // LADDER_TUNE: every key parses into its field; a bad key or value is an error, not a silent default.
 TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   const detail::Tuning t = detail::parse_tuning(
-      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=0,mc=2,raster=4,resc=1,bstatic=1,trace=1");
+      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=0,mc=2,resc=1,bstatic=1,trace=1");
   EXPECT_EQ(t.kernel, "coop");
   EXPECT_EQ(t.split, 4);
   EXPECT_EQ(t.fixup, 3);
@@ -338,7 +338,6 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(t.wbox, 1);
   EXPECT_EQ(t.relax, 0);  // not the default
   EXPECT_EQ(t.mcast, 2);
-  EXPECT_EQ(t.raster, 4);
   EXPECT_EQ(t.resc, 1);
   EXPECT_EQ(t.bstatic, 1);
   EXPECT_EQ(t.l2evict, 1);
@@ -350,7 +349,6 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.relax, 1);  // small-M's last cluster barrier relaxed (twenty-sixth session)
   EXPECT_EQ(d.mcast, 0);  // small-M's weights multicast where every cluster is resident (twenty-ninth session)
   EXPECT_EQ(detail::parse_tuning("mc=1").mcast, 1);
-  EXPECT_EQ(d.raster, 0);  // the clusters as launched
   EXPECT_EQ(d.resc, 0);
   EXPECT_EQ(d.bstatic, 0);
   EXPECT_EQ(d.split, 0);
@@ -362,7 +360,7 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
   EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners
   EXPECT_EQ(detail::parse_tuning("post=1").post, 1);  // pulled at every tile (post=4, pushed at <= 16 tokens, is the default)
-  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "raster=0", "raster=65", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
                           "split=abc", "kernel="})
     EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

@@ -14,9 +14,6 @@
 //                                           2, each weight stage multicast to two token tiles wherever it can be;
 //                                           the default: the two-consumer tiles where every cluster is resident,
 //                                           twenty-ninth session),
-//                                           raster=<1..64> (small-M's multicast clusters: groups of this many row
-//                                           blocks, the clusters of a group launched row block first; 0, the
-//                                           default, token tiles first: a measurement knob, thirtieth session),
 //                                           resc=1 (best's cooperative 128x256 residual GEMM: a 3-stage copy that
 //                                           loads the whole C before the mainloop; measured no faster, off;
 //                                           where defer=2, the default, defers the residual, that runs instead),
@@ -70,7 +67,6 @@ struct Tuning {
   int fit_cluster = 0;  // best's coop_fit: CTAs a cluster (0 = the cost model's; 1 or 2)
   int wbox = 0;         // small-M: the weights' TMA boxes a stage, 1 (one W_ROWS-row box) or 2 (two halves); 0 = auto
   int mcast = 0;        // small-M: token tiles a weight stage is multicast to (1 or 2); 0 = auto (where every cluster is resident)
-  int raster = 0;       // small-M's multicast kernels: the clusters' order, groups of this many row blocks (0 = token tiles first)
   int relax = 1;        // small-M: 1 = the cluster barrier before exit arrives relaxed (no release fence; default); 0 = cluster.sync()
   int resc = 0;         // best's cooperative residual GEMM (beta·C, no activation): 1 = the 3-stage copy with the whole C early
   int bstatic = 0;      // 1 = every GEMM's B taken as static (LADDER_FLAG_B_STATIC): small-M loads weights before the wait
@@ -81,7 +77,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, mc, raster, resc, bstatic, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, mc, resc, bstatic, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);
