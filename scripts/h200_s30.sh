@@ -33,28 +33,7 @@ session_group() {
         LADDER_TUNE=$t PYTHONPATH=$PWD/python T 200 ncu --cache-control none --clock-control none --metrics "$m" \
           -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
           > "$L/ncu64-$i.csv" 2> "$L/ncu64-$i.err"
-        python3 - "$L/ncu64-$i.csv" "${t:-auto}" <<'Q'
-import csv, io, sys
-text = open(sys.argv[1]).read()
-start = text.find('"ID"')
-rows = list(csv.DictReader(io.StringIO(text[start:]))) if start >= 0 else []
-by = {}
-for r in rows[1:]:
-    kern = "cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder"
-    by.setdefault(kern, []).append(r)
-for kern, rs in by.items():
-    def med(col):
-        v = sorted(float(x[col].replace(",", "")) for x in rs if x.get(col, "") not in ("", "n/a"))
-        return v[len(v) // 2] if v else float("nan")
-    u = rows[0]
-    print("units:", u.get("gpu__time_duration.sum"), u.get("lts__t_sectors.sum"), u.get("l1tex__m_xbar2l1tex_read_bytes.sum"))
-    t_us = med("gpu__time_duration.sum") / (1e3 if u.get("gpu__time_duration.sum") == "nsecond" else 1)
-    sec, req, xb = med("lts__t_sectors.sum"), med("lts__t_requests.sum"), med("l1tex__m_xbar2l1tex_read_bytes.sum")
-    print(f"[{sys.argv[2]}] {kern:6s} {t_us:6.1f} us grid {med('launch__grid_size'):.0f} L2 sectors {sec * 32 / 1e6:6.1f} MB "
-          f"reqs {req / 1e3:.0f}k fabric {med('lts__t_requests_srcunit_ltcfabric.sum') / 1e3:.0f}k read {med('lts__t_sectors_srcunit_tex_op_read.sum') * 32 / 1e6:.1f} MB "
-          f"hit {med('lts__t_sectors_lookup_hit.sum') * 32 / 1e6:.1f} miss {med('lts__t_sectors_lookup_miss.sum') * 32 / 1e6:.1f} MB "
-          f"to SMs {xb:.1f} (unit as ncu) n={len(rs)}")
-Q
+        python3 scripts/ncu_raw.py "$L/ncu64-$i.csv" "${t:-auto}" ${m//,/ }
         tail -3 "$L/ncu64-$i.err"
       done ;;
     sweep64)  # the 64×64 tile multicast (wg=1,mc=2) against best and its unicast copy over 256-512 tokens and the
@@ -80,23 +59,7 @@ Q
           --metrics "gpu__time_duration.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,$m" \
           -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
           > "$L/lrc-${t:-auto}.csv" 2> "$L/lrc-${t:-auto}.err"
-        python3 - "$L/lrc-${t:-auto}.csv" "${t:-auto}" <<'Q'
-import csv, io, sys
-text = open(sys.argv[1]).read()
-start = text.find('"ID"')
-rows = list(csv.DictReader(io.StringIO(text[start:]))) if start >= 0 else []
-if not rows: print("no rows:", text[-400:]); sys.exit()
-by = {}
-for r in rows[1:]:
-    by.setdefault("cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder", []).append(r)
-cols = [c for c in rows[0] if c.startswith(("lrc__", "lts__", "l1tex__", "gpu__")) and c.endswith(".sum")]
-for kern, rs in by.items():
-    cells = []
-    for c in cols:
-        v = sorted(float(x[c].replace(",", "")) for x in rs if x.get(c, "") not in ("", "n/a"))
-        if v: cells.append(f"{c}={v[len(v) // 2]:.4g}{rows[0][c]}")
-    print(f"[{sys.argv[2]}] {kern}: " + " ".join(c.replace(".sum", "").replace("lrc__", "") for c in cells))
-Q
+        python3 scripts/ncu_raw.py "$L/lrc-${t:-auto}.csv" "${t:-auto}"
         tail -2 "$L/lrc-${t:-auto}.err"
       done ;;
     lrcst)  # the LRC's hardware coalescing (two SMs' requests for one sector served by one L2 read) against the ring's
@@ -108,22 +71,7 @@ Q
         LADDER_TUNE=$t PYTHONPATH=$PWD/python T 100 ncu --cache-control none --clock-control none --metrics "$m" \
           -k "regex:nvjet|small_m" --launch-skip 12 --launch-count 16 --csv --page raw python3 scripts/context_gemm.py \
           > "$L/lrcst-$t.csv" 2> "$L/lrcst-$t.err"
-        python3 - "$L/lrcst-$t.csv" "$t" <<'Q'
-import csv, io, sys
-text = open(sys.argv[1]).read()
-start = text.find('"ID"')
-rows = list(csv.DictReader(io.StringIO(text[start:]))) if start >= 0 else []
-by = {}
-for r in rows[1:]:
-    by.setdefault("cublas" if "nvjet" in r.get("Kernel Name", "") else "ladder", []).append(r)
-def med(rs, c):
-    v = sorted(float(x[c].replace(",", "")) for x in rs if x.get(c, "") not in ("", "n/a"))
-    return v[len(v) // 2] if v else float("nan")
-for kern, rs in by.items():
-    print(f"[{sys.argv[2]}] {kern:6s} {med(rs, 'gpu__time_duration.sum') / 1e3:5.1f} us  L2 reads {med(rs, 'lts__t_sectors_srcunit_tex_op_read.sum') * 32e-6:5.1f} MB"
-          f"  hw-coalesced {med(rs, 'lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum') / 1e3:6.0f}k"
-          f"  lrc2xbar {med(rs, 'lrc__lrc2xbar_sectors_op_read.sum') / 1e3:6.0f}k sectors")
-Q
+        python3 scripts/ncu_raw.py "$L/lrcst-$t.csv" "$t" ${m//,/ }
       done ;;
     fixed)  # the fixed cost a call, chained and isolated: K from 64 up at the k/v layer's M×N and at one token
       ab fixed "512x1024x64,512x1024x256,512x1024x1024,512x1024x2048,512x1024x4096,1x4096x64,1x4096x512,1x4096x4096,64x1024x64,128x4096x64" \

@@ -386,3 +386,22 @@ def test_decode_report_adds_the_isolated_rows_beside_the_chained_ones(tmp_path):
     assert "| 8B k/v 1024×4096 | 16 | 10.0 | 1000 | 1500 | 70 | 900 | 1.25 | 0.95 |" in text
     assert "geometric mean **1.25×**" in text and "geometric mean **0.95×** (M ≤ 16: 0.95×); 0 at or above" in text
     assert "isolated" not in decode_report.table(rows)  # no isolated rows: the table as before
+
+
+def test_ncu_raw_gives_each_side_its_medians(tmp_path, capsys):
+    import ncu_raw
+    path = tmp_path / "raw.csv"
+    path.write_text("==PROF== noise before the table\n"
+                    '"ID","Kernel Name","gpu__time_duration.sum","lts__t_sectors.sum"\n'
+                    '"","","ns","sector"\n'
+                    '"0","small_m_kernel<...>","19000","3,000,000"\n'
+                    '"1","nvjet_sm90_hsh_64x64","13000","1,800,000"\n'
+                    '"2","small_m_kernel<...>","21000","2,000,000"\n'
+                    '"3","small_m_kernel<...>","20000","n/a"\n')
+    assert ncu_raw.main(["ncu_raw.py", str(path), "k/v"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "[k/v] ladder n=3 gpu__time_duration=20.0us lts__t_sectors=3000k(96.0MB)"
+    assert out[1] == "[k/v] cublas n=1 gpu__time_duration=13.0us lts__t_sectors=1800k(57.6MB)"
+    empty = tmp_path / "empty.csv"
+    empty.write_text("==ERROR== the profiler failed\n")
+    assert ncu_raw.main(["ncu_raw.py", str(empty), "x"]) == 1
