@@ -84,6 +84,8 @@ session_group() {
       gpu_tests 240
       check_suites
       LADDER_TUNE=wg=1,mc=2 sanitize mc64 "256x1024x2048,250x2048x1032,512x1024x1024" ;;
+    pdlft)  # the few-tile suite and the standard set's short shapes isolated (pdl=0) beside best's chained calls
+      ab pdlft "256x8192x8192,1536x1536x4096,2560x2560x2560,512x4096x4096,512x14336x4096,1024x1024x1024,2048x2048x2048,4096x4096x4096" ";pdl=0" ;;
     pdlsuite)  # the decode suite with every launch isolated (pdl=0) beside best's chained launches, one round
       T 200 "$B/ladder" bench --steps best --suite decode --tune ";pdl=0" --target-ms 20 --warmup-ms 10 \
         --csv "$OUT/bench-decode-pdl.csv" > "$L/bench-decode-pdl.log" 2>&1; tail -3 "$L/bench-decode-pdl.log" ;;
