@@ -622,7 +622,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // 16.5 → 15.1, 512×1024×4096 15.7 → 15.0, 384×1024×4096 and 256×1024×8192 the same. Needs an even number of token
   // tiles, the two-box weight stage and no push. LADDER_TUNE mc=1 turns it off, mc=2 on wherever it can be.
   const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
-  // The 64×64 tile (one consumer: its weights in two 32-row boxes) only when asked for (mc=2): not yet measured.
+  // The 64×64 tile (one consumer: its weights in two 32-row boxes) only when asked for (mc=2): on an H100 it ran slower
+  // than unicast at the 1024-row layers (512×1024×4096 16.4 against 15.4 µs) and faster at 256×1536-2048×4096 (14.2
+  // against 15.7), never ahead of best's pick where it was (dev/2026-12-05-s30/call4-h100/sweep64-summary.txt).
   const bool can_mcast = Cfg::kCanMulticast && token_tiles % 2 == 0 && tune.wbox != 1 && !pl.push && pl.split <= 4;
   auto all_resident = [&] {
     return 2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, 2 * pl.split)} >= pl.tiles;
