@@ -623,8 +623,9 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // tiles, the two-box weight stage and no push. LADDER_TUNE mc=1 turns it off, mc=2 on wherever it can be.
   const int64_t token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
   // The 64×64 tile (one consumer: its weights in two 32-row boxes) only when asked for (mc=2): on an H100 it ran slower
-  // than unicast at the 1024-row layers (512×1024×4096 16.4 against 15.4 µs) and faster at 256×1536-2048×4096 (14.2
-  // against 15.7), never ahead of best's pick where it was (dev/2026-12-05-s30/call4-h100/sweep64-summary.txt).
+  // than unicast at the 1024-row layers and at K = 2048 (512×1024×4096 16.4 against 15.4 µs, 256×2048×2048 10.2 against
+  // 9.6) and faster at 256×1536-2048×4096 (14.2 against 15.7, 15.5 against 16.0; dev/2026-12-05-s30/call4-h100/
+  // sweep64-summary.txt): too few shapes, on one H100, for a rule.
   const bool can_mcast = Cfg::kCanMulticast && token_tiles % 2 == 0 && tune.wbox != 1 && !pl.push && pl.split <= 4;
   auto all_resident = [&] {
     return 2 * int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, 2 * pl.split)} >= pl.tiles;
