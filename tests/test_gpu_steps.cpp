@@ -245,6 +245,24 @@ ladder_gemm_desc dense_desc(int64_t M, int64_t N, int64_t K, const void* A, cons
   return d;
 }
 
+// A small-M bit-identity case's operands: random A, B and bias (seeds seed, seed + 1, seed + 2; bf16 reads fp16's
+// random bits), D of M × out_cols, and the descriptor over them, SwiGLU with the bias where asked. Not movable: the
+// descriptor points into the buffers.
+struct SmallMOperands {
+  harness::DeviceBuffer<__half> A, B, D, bias;
+  ladder_gemm_desc d;
+  SmallMOperands(int64_t M, int64_t N, int64_t K, bool swiglu, bool bf16, uint64_t seed)
+      : A(M * K), B(N * K), D(M * (swiglu ? N / 2 : N)), bias(N) {
+    harness::fill_random(A.get(), A.size(), seed, nullptr);
+    harness::fill_random(B.get(), B.size(), seed + 1, nullptr);
+    harness::fill_random(bias.get(), bias.size(), seed + 2, nullptr);
+    d = dense_desc(M, N, K, A.get(), B.get(), D.get(), bf16);
+    if (swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+  }
+  SmallMOperands(const SmallMOperands&) = delete;
+  SmallMOperands& operator=(const SmallMOperands&) = delete;
+};
+
 // LADDER_TUNE post=3: the small-M kernel pushes each owner's groups of its partial tile into the owner's SMEM by bulk
 // copy instead of the owners pulling them. The sums are the same additions in the same rank order, so D must be the
 // pulled path's bits exactly: plain and SwiGLU (with a bias: the up columns' slots), fp16 and bf16, the 8- to
@@ -262,17 +280,11 @@ TEST(SmallM, PushedPartialsGiveThePulledBits) {
                                        {200, 512, 4096, 3, false, false}, {1, 1024, 8192, 16, false, false},
                                        {16, 2048, 4096, 4, true, false},  {100, 2048, 4096, 2, true, true}};
   for (const PushCase& c : cases) {
-    const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
-    harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), D(c.M * out_cols), bias(c.N);
-    harness::fill_random(A.get(), A.size(), 31, nullptr);
-    harness::fill_random(B.get(), B.size(), 32, nullptr);
-    harness::fill_random(bias.get(), bias.size(), 33, nullptr);
-    ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);  // bf16: fp16's random bits
-    if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+    const SmallMOperands op(c.M, c.N, c.K, c.swiglu, c.bf16, 31);
     auto run = [&](int post) {
       detail::Tuning t = saved;
       t.kernel = "small_m", t.split = c.split, t.post = post;
-      return traced_run(t, d, D.size());
+      return traced_run(t, op.d, op.D.size());
     };
     const auto [pulled, pull_trace] = run(1);
     const auto [pushed, push_trace] = run(3);
@@ -315,21 +327,15 @@ TEST(SmallM, MulticastWeightsGiveTheUnicastBits) {
                                      {512, 2048, 3072, 64, 2, true, true},   {512, 1024, 4096, 64, 1, false, false, 1},
                                      {250, 2048, 2056, 64, 2, true, true, 1}, {250, 1000, 4104, 64, 3, false, false, 1}};
   for (const McCase& c : cases) {
-    const int64_t out_cols = c.swiglu ? c.N / 2 : c.N;
-    harness::DeviceBuffer<__half> A(c.M * c.K), B(c.N * c.K), D(c.M * out_cols), bias(c.N);
-    harness::fill_random(A.get(), A.size(), 61, nullptr);
-    harness::fill_random(B.get(), B.size(), 62, nullptr);
-    harness::fill_random(bias.get(), bias.size(), 63, nullptr);
-    ladder_gemm_desc d = dense_desc(c.M, c.N, c.K, A.get(), B.get(), D.get(), c.bf16);
-    if (c.swiglu) d.epilogue = LADDER_EPILOGUE_SWIGLU, d.bias = bias.get(), d.bias_dtype = d.ab_dtype;
+    const SmallMOperands op(c.M, c.N, c.K, c.swiglu, c.bf16, 61);
     auto tuned = [&](int mc) {
       detail::Tuning t = saved;
       t.mcast = mc;
       if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok, t.split = c.split, t.consumers = c.wg;
       return t;
     };
-    const auto [uni, uni_trace] = traced_run(tuned(1), d, D.size());
-    const auto [multi, multi_trace] = traced_run(tuned(c.tok != 0 ? 2 : 0), d, D.size());
+    const auto [uni, uni_trace] = traced_run(tuned(1), op.d, op.D.size());
+    const auto [multi, multi_trace] = traced_run(tuned(c.tok != 0 ? 2 : 0), op.d, op.D.size());
     const std::string what = std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) +
                              (c.tok ? " tok " + std::to_string(c.tok) + " split " + std::to_string(c.split) : " best") +
                              (c.swiglu ? " swiglu" : "") + (c.bf16 ? " bf16" : "");

@@ -613,7 +613,8 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   // Two token tiles a cluster, each CTA loading half of a stage's weight rows into both (TMA multicast): the weights
   // leave L2 once for two tiles. At 512×1024×4096 the split 128×64 tiles read 88 MB out of L2 (ncu, H100, in the
   // model's context: 18.4 µs at ~55 % of L2's throughput) where cuBLAS's 64×64 tiles with a 2-CTA multicast read 52
-  // MB (11.7 µs): L2's output sets the time there (docs/notes.md, twenty-ninth session). By default wherever every
+  // MB (11.7 µs): L2's output sets the time there (docs/notes.md, twenty-ninth session; the thirtieth's ncu: the reads
+  // differ because L2's request coalescer serves more of cuBLAS's identical token reads with one). By default wherever every
   // cluster of 2·split is resident at once; where not, the second wave of clusters cost more than the multicast saves
   // (H100, forced: 512×1024×4096 at 128×64 split 2, 14.6 → 22.2 µs; 512×2048×4096 at 128×128, 21.2 → 32.8). Measured
   // on an H100 (dev/2026-12-05-s29/, interleaved, two rounds, µs): best's pick at 512×1024×8192 (128×128 split 3)
