@@ -695,6 +695,38 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
   detail::set_tuning(saved);
 }
 
+// best's 6-stage ping-pong (kernel=pingpong_deep): its two consumers take one writeback tile in turn. One tile a CTA
+// (512×4096×2048), several (2048×2048×1024: ~4 a CTA, the Dtile handed over each time), short K (K = 64: each
+// writeback follows the other's at once, the hand-over's tightest case), an odd tile count and ragged edges.
+TEST(Pingpong, SharedWritebackTileMatchesReferences) {
+  LADDER_REQUIRE_HOPPER_GPU("");
+  const detail::Tuning saved = detail::tuning();
+  detail::Tuning t = saved;
+  t.kernel = "pingpong_deep";
+  const std::vector<std::array<int64_t, 3>> shapes = {
+      {512, 4096, 2048}, {2048, 2048, 1024}, {2048, 4096, 64}, {1000, 1000, 520}, {257, 129, 72}, {4095, 4097, 4099}};
+  for (const auto& sh : shapes) {
+    const auto [r, trace] = traced_check("best", sh[0], sh[1], sh[2], 29, t);
+    EXPECT_EQ(r.status, harness::Status::pass) << sh[0] << "x" << sh[1] << "x" << sh[2] << ": " << r.reason;
+    EXPECT_TRUE(r.deterministic) << sh[0] << "x" << sh[1] << "x" << sh[2];
+    EXPECT_NE(trace.find("stages 6 tile 128x128"), std::string::npos) << trace;
+  }
+  // Only its plain copy is compiled: with a bias it is refused before anything launches.
+  detail::set_tuning(t);
+  harness::DeviceBuffer<__half> A(256 * 256), B(256 * 256), D(256 * 256), bias(256);
+  ladder_gemm_desc d;
+  ladder_gemm_desc_init(&d);
+  d.M = 256, d.N = 256, d.K = 256, d.A = A.get(), d.B = B.get(), d.D = D.get(), d.bias = bias.get();
+  try {
+    gemm(d, nullptr);
+    ADD_FAILURE() << "a forced pingpong_deep with a bias launched";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("plain GEMM"), std::string::npos) << e.what();
+  }
+  detail::set_tuning(saved);
+}
+
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
 // second launched a copy whose SMEM limit had not been raised. Run the cluster steps in reverse order.
 TEST(Regression, ClusterStepsRunInAnyOrder) {
@@ -761,7 +793,8 @@ TEST(Pdl, BackToBackChainsMatchSerialRuns) {
   // barrier relaxed; then the fenced barrier and the pull (relax=0, post=1) and the push at a 64-token tile (post=3).
   const std::vector<ChainCase> chains = {{"small_m", 16, 2048},    {"small_m", 1, 4096},         {"small_m", 64, 2048},
                                          {"small_m", 256, 1024},   {"pingpong", 512, 2048},
-                                         {"pingpong_narrow", 512, 1024}, {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
+                                         {"pingpong_narrow", 512, 1024}, {"pingpong_deep", 1024, 2048, 2, true},
+                                         {"coop", 1536, 4096},  {"coop_dp", 1024, 2048},
                                          {"coop192", 1024, 1536},  {"coop_regs", 1536, 4096},    {"coop_fit", 256, 1536},
                                          {"coop_fit", 128, 1536},  {"coop1", 640, 4096, 2, true}, {"coop1", 100, 2048, 2, true},
                                          {"small_m", 32, 2048},  // the 32-token tile: lane-0 producer, pull, relaxed

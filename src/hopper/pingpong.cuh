@@ -30,10 +30,14 @@ namespace {
 namespace cg = cooperative_groups;
 
 // Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile (TILE_M × TILE_N, one
-// 64-row wgmma fragment per 64 rows), and the scheduler's group height (in cluster tiles).
-template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8>
+// 64-row wgmma fragment per 64 rows), the scheduler's group height (in cluster tiles), and the writeback's SMEM
+// tiles: one per consumer (h10), or one the consumers take in turn (best's deeper ring; plain GEMMs only, since
+// beta·C lands in a consumer's tile before its mainloop).
+template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_M = TILE_M_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
+  static constexpr int DTILES = DTILES_;
+  static_assert(DTILES == 1 || DTILES == 2, "one writeback tile a consumer, or one shared");
   static constexpr int FRAGS = TILE_M / WGMMA_M;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
@@ -50,11 +54,12 @@ struct Config {
   struct SharedStorage {
     alignas(1024) __half A[STAGES][TILE_M * BLK_K];              // STAGES × (TILE_M, BLK_K)
     alignas(1024) __half B[STAGES][TILE_N * BLK_K];              // STAGES × (TILE_N, BLK_K): a slice from each CTA
-    alignas(1024) __half Dtile[kConsumers][TILE_M * TILE_N];     // per consumer: (TILE_M, TILE_N) SW128 image
+    alignas(1024) __half Dtile[DTILES][TILE_M * TILE_N];         // per consumer (or shared): (TILE_M, TILE_N) SW128 image
     uint64_t full_bar[STAGES];
     uint64_t empty_bar[STAGES];
     uint64_t turn_bar[kConsumers];  // consumer c may start its next mainloop (the ordered hand-over)
     uint64_t c_bar[kConsumers];     // beta·C's box has landed in Dtile[c] (CTile)
+    uint64_t dtile_bar;             // DTILES 1: the shared Dtile's last store has read it (once a tile)
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "SMEM budget");
@@ -89,6 +94,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     }
     for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.turn_bar[c], kWarpgroupThreads / 32);
     for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
+    if constexpr (Cfg::DTILES == 1) mbarrier_init(&s.dtile_bar, 1);
     fence_barrier_init();
   }
   cluster.sync();
@@ -98,6 +104,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
 
   constexpr bool kSwiglu = F == Fused::swiglu;
   static_assert(F != Fused::any, "one epilogue per kernel copy");
+  static_assert(Cfg::DTILES == 2 || F == Fused::none, "a shared Dtile takes a plain GEMM (no beta·C loaded early)");
   const int half = kSwiglu ? epi.half : 0;  // SwiGLU: the up rows' offset in B
   const int tiles_m = (M + TILE_M - 1) / TILE_M;
   const int out_tile_n = kSwiglu ? TILE_N / 2 : TILE_N;  // SwiGLU: the gate half's columns
@@ -147,6 +154,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
     constexpr int OUT_N = kSwiglu ? TILE_N / 2 : TILE_N;  // the output tile's columns
     const bool has_c = F != Fused::none && epi.ep.beta != 0.0f, leader = threadIdx.x % kWarpgroupThreads == 0;
     CTile ct{&tmap_c, &s.c_bar[c]};
+    __half* const dtile = s.Dtile[Cfg::DTILES == 1 ? 0 : c];
     int n = 0;  // this consumer's tile count
     for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
       int cm, tn;
@@ -155,7 +163,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       // The epilogue's operands, before the mainloop: they arrive while it runs.
       BiasShare<TILE_N> bias;
       if constexpr (F != Fused::none) bias = load_bias_share<TILE_N, F>(epi, n_out, out_cols);
-      if (has_c && leader) ct.load<OUT_N, Cfg::FRAGS>(s.Dtile[c], m_st, n_out);
+      if (has_c && leader) ct.load<OUT_N, Cfg::FRAGS>(dtile, m_st, n_out);
       if (c == 1 || n > 0) {
         mbarrier_wait(&s.turn_bar[c], turn_phase, "turn_bar");
         turn_phase ^= 1;
@@ -181,8 +189,14 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
       release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
       if constexpr (F != Fused::none) apply_epilogue<TILE_N, Cfg::FRAGS, F, T>(acc, epi, bias, m_st, n_out, M, out_cols);
+      // A shared Dtile: this CTA's tiles alternate between the consumers (j = 2n + c), so tile j writes it once tile
+      // j - 1's stores have read it, the dtile_bar's j-th completion. The leader waits: it made completion j - 1
+      // itself (tile j - 2), so a parity wait cannot pass a phase early; store_tile_tma's barrier holds the rest.
+      if constexpr (Cfg::DTILES == 1)
+        if (const int j = 2 * n + c; leader && j > 0)
+          mbarrier_wait(&s.dtile_bar, static_cast<uint32_t>((j - 1) & 1), "dtile_bar");
       if constexpr (!kSwiglu) {
-        store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct, has_c,
+        store_tile_tma<TILE_N, Cfg::FRAGS, T>(acc, dtile, &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct, has_c,
                                               epi.ep.beta);
       } else {  // each fragment's result is in registers [0, TILE_N/4): store those as a TILE_N/2-wide tile
         static_assert(Cfg::kTakesSwiglu, "SwiGLU's output tile is whole 64-column boxes");
@@ -191,9 +205,14 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         for (int h = 0; h < Cfg::FRAGS; ++h)
 #pragma unroll
           for (int r = 0; r < TILE_N / 4; ++r) half_acc[h][r] = acc[h][r];
-        store_tile_tma<TILE_N / 2, Cfg::FRAGS, T>(half_acc, s.Dtile[c], &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct,
+        store_tile_tma<TILE_N / 2, Cfg::FRAGS, T>(half_acc, dtile, &tmap_d, m_st, n_out, /*bar_id=*/1 + c, ct,
                                                   has_c, epi.ep.beta);
       }
+      if constexpr (Cfg::DTILES == 1)
+        if (leader) {
+          tma_store_wait_read<0>();
+          mbarrier_arrive(&s.dtile_bar);
+        }
     }
     if (threadIdx.x % kWarpgroupThreads == 0) tma_store_drain();
   }
@@ -250,8 +269,15 @@ void launch_typed(const detail::Problem& p, cudaStream_t stream, bool pdl, const
 }
 template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
-  if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
-  launch_typed<Cfg, __half, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
+  if constexpr (Cfg::DTILES == 1) {  // the shared Dtile: the plain copy only
+    if (!p.ep.plain())
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 6-stage ping-pong takes a plain GEMM");
+    if (p.ab == DType::bf16) return launch_with<Cfg>(pingpong_kernel<Cfg, __nv_bfloat16, Fused::none>, p, stream, pdl, step_id);
+    return launch_with<Cfg>(pingpong_kernel<Cfg, __half, Fused::none>, p, stream, pdl, step_id);
+  } else {
+    if (p.ab == DType::bf16) return launch_typed<Cfg, __nv_bfloat16, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
+    launch_typed<Cfg, __half, Cfg::kTakesSwiglu>(p, stream, pdl, step_id);
+  }
 }
 
 }  // namespace

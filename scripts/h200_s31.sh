@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The thirty-first session's device calls (docs/notes.md, "Thirty-first session"); other groups run through
+# h200_s30.sh and the earlier scripts (GROUPS_ as there, one at a time):
+#   GROUPS_=t31    the SmallMOperands refactor's GPU tests (thirtieth session: compiled, not run), the 6-stage ping-pong's
+#                  (kernel=pingpong_deep: one writeback tile the consumers share) and its PDL chain, its check suites
+#   GROUPS_=deep   the 6-stage ping-pong against best's pick (the 5-stage one on these), a b b a over two rounds: predicted
+#                  ~8 % faster a K-tile where a CTA has one tile (q/o 512×4096×4096, down 512×4096×14336), if the ring's
+#                  depth is what binds
+#   GROUPS_=qo     the prefill's q/o (512×4096×4096) and down (512×4096×14336) linears in the model's context under ncu:
+#                  time, L2's output, the SMs' intake, the LRC's coalescing, the tensor pipe. Same tiles as cuBLAS
+#                  (128×128, one wave, clusters of 2 sharing the weights), 8 % slower a K-tile and ~1.7 µs more a call
+#                  (twenty-ninth session's profile): is it the ring's depth (Little's law: 5 stages of 32 KB over a
+#                  ~1.8 µs load give ~0.36 µs a K-tile, ours) or L2's output (the k/v linear's story)?
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+session_group() {
+  case $1 in
+    t31)
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.PushedPartials*:SmallM.Multicast*:Pingpong.*:Pdl.*' > "$L/t31-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/t31-tests.log" | head -12
+      local su
+      for su in standard fewtile; do
+        LADDER_TUNE=kernel=pingpong_deep T 150 "$B/ladder" check --steps best --suite $su --seeds 1 > "$L/t31-check-$su.log" 2>&1
+        echo "pingpong_deep $su: $(tail -1 "$L/t31-check-$su.log")"
+      done ;;
+    deep)
+      ab deep "512x4096x4096,512x4096x14336,512x14336x4096,512x28672x4096,1024x4096x4096,256x8192x8192,1536x1536x4096,2560x2560x2560,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x1024x4096" \
+        ";kernel=pingpong;kernel=pingpong_deep" ;;
+    qo)
+      local t s m="gpu__time_duration.sum,sm__cycles_active.avg,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lrc__lrc2xbar_sectors_op_read.sum,sm__pipe_tensor_cycles_active.avg"
+      for s in "4096 4096" "4096 14336"; do
+        set -- $s
+        IFS=';' read -ra tunes <<< "${QO_TUNES:-;kernel=pingpong_deep}"
+        for t in "${tunes[@]}"; do
+          LADDER_TUNE=$t PYTHONPATH=$PWD/python T 150 ncu --cache-control none --clock-control none --metrics "$m" \
+            -k "regex:nvjet|pingpong|cooperative|small_m" --launch-skip 12 --launch-count 16 --csv --page raw \
+            python3 scripts/context_gemm.py --n $1 --k $2 > "$L/qo-$1x$2-${t:-auto}.csv" 2> "$L/qo-$1x$2-${t:-auto}.err"
+          python3 scripts/ncu_raw.py "$L/qo-$1x$2-${t:-auto}.csv" "512x$1x$2 ${t:-auto}" ${m//,/ }
+          tail -2 "$L/qo-$1x$2-${t:-auto}.err"
+        done
+      done ;;
+    *) GROUPS_=$1 bash "$(dirname "$0")/h200_s30.sh" | grep -v "^== $1" ;;
+  esac
+}
+run_groups
