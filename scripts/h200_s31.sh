@@ -24,6 +24,10 @@ session_group() {
         LADDER_TUNE=kernel=pingpong_deep T 150 "$B/ladder" check --steps best --suite $su --seeds 1 > "$L/t31-check-$su.log" 2>&1
         echo "pingpong_deep $su: $(tail -1 "$L/t31-check-$su.log")"
       done ;;
+    rule)  # best with the 6-stage ping-pong for plain GEMMs (auto) against the 5-stage (kernel=pingpong), a b b a; then the
+           # prefill's linears in the model's context under each, and the model
+      ab rule "512x4096x4096,512x4096x14336,256x8192x8192,1024x4096x4096,512x28672x4096,256x4096x14336" ";kernel=pingpong"
+      GROUPS_=pctx PCTX=";kernel=pingpong;;kernel=pingpong" PLAYERS=q/o,down bash "$(dirname "$0")/h200_s29.sh" | grep -v "^==" ;;
     deep)
       ab deep "512x4096x4096,512x4096x14336,512x14336x4096,512x28672x4096,1024x4096x4096,256x8192x8192,1536x1536x4096,2560x2560x2560,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x1024x4096" \
         ";kernel=pingpong;kernel=pingpong_deep" ;;

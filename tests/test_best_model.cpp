@@ -80,8 +80,8 @@ TEST_F(BestModel, IntakeBoundTokensTakeTheWideTile) {
 // The few-tile and prefill shapes' families (the README's few-tile section), unchanged by the rules above.
 TEST_F(BestModel, FewTileShapesKeepTheirFamilies) {
   expect_picks({{128, 14336, 4096, "coop_fit 128x112 cluster 1", "65-128 tokens"},
-                {256, 8192, 8192, "pingpong", ""},
-                {512, 4096, 4096, "pingpong", ""},
+                {256, 8192, 8192, "pingpong_deep", ""},
+                {512, 4096, 4096, "pingpong_deep", ""},
                 {512, 14336, 4096, "coop_fit 128x224 cluster 2", "two full waves"},
                 {1536, 1536, 4096, "coop_fit 128x144 cluster 2", "cuBLAS's own decomposition"},
                 {2560, 2560, 2560, "coop_fit 128x208 cluster 2", ""}});

@@ -173,6 +173,12 @@ TilePick tile_pick(const detail::Problem& p) {
     const double narrow = 0.75 * waves + epi * 0.5 * kPingpongEpilogueUsPerWave * waves;
     if (us(narrow) < pick.us) pick = {Kernel::pingpong_narrow, us(narrow)};
   }
+  // A plain GEMM takes the ping-pong's 6-stage copy (one writeback tile the consumers share): where a CTA has one
+  // tile, its one consumer's mainloop is the time, and 5 stages over a ~1.8 µs load held it to ~0.36 µs a K-tile.
+  // Measured 2026-12-05 (dev/2026-12-05-s31/call1-h100/, H100): in the model's context (ncu) 512×4096×4096 29.6 →
+  // 27.8 µs, 512×4096×14336 94.0 → 89.9 (cuBLAS 25.9, 85.9); flushed, two rounds, 256×8192×8192 61.4 / 62.1 →
+  // 57.5 / 58.9 (cuBLAS 57.1); several tiles a CTA the same within the rounds (1024×4096×4096 54.4-55.5).
+  if (pick.kernel == Kernel::pingpong && p.ep.plain()) pick.kernel = Kernel::pingpong_deep;
   return pick;
 }
 
@@ -489,7 +495,8 @@ std::string best_model_pick(const detail::Problem& call) {
 
 extern const ladder::detail::Step step_best = {
     ladder::hopper::kStepId, ladder::detail::Arch::hopper, "best",
-    "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10), cooperative with stream-K (h11), "
+    "picks per shape by one cost model: small-M (h12/h13), ping-pong (h10; a plain GEMM with 6 stages and one shared "
+    "writeback tile), cooperative with stream-K (h11), "
     "128x192, a cooperative tile fitted to the waves (1 CTA a cluster at 65-128 rows, 33-128 plain, 257-384 and "
     "513-640 rows, 2 "
     "above), or the 1-CTA 128x256 cooperative tile with row-synchronous stream-K (65-128, 257-384 and 513-640 rows), "
