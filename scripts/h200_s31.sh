@@ -28,6 +28,15 @@ session_group() {
            # prefill's linears in the model's context under each, and the model
       ab rule "512x4096x4096,512x4096x14336,256x8192x8192,1024x4096x4096,512x28672x4096,256x4096x14336" ";kernel=pingpong"
       GROUPS_=pctx PCTX=";kernel=pingpong;;kernel=pingpong" PLAYERS=q/o,down bash "$(dirname "$0")/h200_s29.sh" | grep -v "^==" ;;
+    kv64)  # the ping-pong's 64×64 tile with 13 stages (kernel=pingpong_deep64): cuBLAS's k/v kernel's geometry, tiles
+           # not swapped (tokens on wgmma's M side), one consumer working a CTA. Its tests, then k/v in the model's context
+           # (ncu and prefill_gemms) and flushed, against best's small-M pick. Predicted: if the ring's depth and the tile are
+           # what cuBLAS's 12.3 µs needs, ~13 µs against small-M's 17.5
+      T 100 "$B/tests/ladder_tests" --gtest_filter='Pingpong.*' > "$L/kv64-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/kv64-tests.log" | head -8
+      QO_SHAPES="1024 4096" QO_TUNES=";kernel=pingpong_deep64" session_group qo
+      GROUPS_=pctx PCTX=";kernel=pingpong_deep64" PLAYERS=k/v bash "$(dirname "$0")/h200_s29.sh" | grep -v "^=="
+      ab kv64 "512x1024x4096,512x1024x8192,256x1024x4096,512x2048x4096,512x1024x2048" ";kernel=pingpong_deep64" ;;
     verify31)  # HEAD's GPU suite, best's check suites, the sanitizers on the 6-stage ping-pong (forced)
       gpu_tests 240
       check_suites
@@ -37,7 +46,8 @@ session_group() {
         ";kernel=pingpong;kernel=pingpong_deep" ;;
     qo)
       local t s m="gpu__time_duration.sum,sm__cycles_active.avg,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,lrc__lrc2xbar_sectors_op_read.sum,sm__pipe_tensor_cycles_active.avg"
-      for s in "4096 4096" "4096 14336"; do
+      local shapes; IFS=';' read -ra shapes <<< "${QO_SHAPES:-4096 4096;4096 14336}"
+      for s in "${shapes[@]}"; do
         set -- $s
         IFS=';' read -ra tunes <<< "${QO_TUNES:-;kernel=pingpong_deep}"
         for t in "${tunes[@]}"; do

@@ -271,7 +271,7 @@ template <class Cfg>
 void launch_cfg(const detail::Problem& p, cudaStream_t stream, bool pdl, const char* step_id) {
   if constexpr (Cfg::DTILES == 1) {  // the shared Dtile: the plain copy only
     if (!p.ep.plain())
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the 6-stage ping-pong takes a plain GEMM");
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": the deep-ring ping-pong takes a plain GEMM");
     if (p.ab == DType::bf16) return launch_with<Cfg>(pingpong_kernel<Cfg, __nv_bfloat16, Fused::none>, p, stream, pdl, step_id);
     return launch_with<Cfg>(pingpong_kernel<Cfg, __half, Fused::none>, p, stream, pdl, step_id);
   } else {
