@@ -19,6 +19,10 @@ p.add_argument("--n", type=int, default=1024)
 p.add_argument("--k", type=int, default=4096)
 p.add_argument("--calls", type=int, default=8)
 p.add_argument("--flush", action="store_true", help="a 256 MB write before each GEMM instead (the suites' context)")
+p.add_argument("--swap", action="store_true",
+               help="ladder computes W·xᵀ instead (Dᵀ: the same tiles and FLOPs with the operands' roles exchanged, so a "
+                    "kernel that multicasts B multicasts the hot tokens and reads the cold weights unicast; for a "
+                    "profiler only)")
 a = p.parse_args()
 dev, dt = torch.device("cuda"), torch.float16
 x = torch.randn(a.tokens, a.k, device=dev, dtype=dt)
@@ -31,5 +35,10 @@ for impl in ("torch", "ladder", "torch", "ladder"):
         torch.mul(x, g, out=xs[i])
         if junk is not None:
             junk.fill_(1.0)
-        (F.linear if impl == "torch" else ladder.linear)(xs[i], ws[i])
+        if impl == "torch":
+            F.linear(xs[i], ws[i])
+        elif a.swap:
+            ladder.linear(ws[i], xs[i])
+        else:
+            ladder.linear(xs[i], ws[i])
 torch.cuda.synchronize()

@@ -37,6 +37,12 @@ session_group() {
       QO_SHAPES="1024 4096" QO_TUNES=";kernel=pingpong_deep64" session_group qo
       GROUPS_=pctx PCTX=";kernel=pingpong_deep64" PLAYERS=k/v bash "$(dirname "$0")/h200_s29.sh" | grep -v "^=="
       ab kv64 "512x1024x4096,512x1024x8192,256x1024x4096,512x2048x4096,512x1024x2048" ";kernel=pingpong_deep64" ;;
+    swap)  # which operand a cluster multicasts: the same kernels on W·xᵀ (context_gemm.py --swap), so the hot tokens are
+           # multicast and the cold weights read unicast, where a miss to HBM keeps each sector's first request pending
+           # long enough for L2's request coalescer to serve the other CTAs' requests with it. Predicted, if that is
+           # cuBLAS's arrangement: coalesced sectors up from ~0.6 M to cuBLAS's ~1.1-1.3 M and k/v ~16.6 → ~13.5 µs
+      QO_SWAP=1 QO_SHAPES="1024 4096;4096 4096" QO_TUNES=";kernel=pingpong_deep64;kernel=pingpong_deep" session_group qo
+      LADDER_TUNE=kernel=pingpong_deep64 sanitize deep64 "512x1024x512,1000x1000x520,2048x1024x64" ;;
     verify31)  # HEAD's GPU suite, best's check suites, the sanitizers on the 6-stage ping-pong (forced)
       gpu_tests 240
       check_suites
@@ -53,9 +59,10 @@ session_group() {
         for t in "${tunes[@]}"; do
           LADDER_TUNE=$t PYTHONPATH=$PWD/python T 150 ncu --cache-control none --clock-control none --metrics "$m" \
             -k "regex:nvjet|pingpong|cooperative|small_m" --launch-skip 12 --launch-count 16 --csv --page raw \
-            python3 scripts/context_gemm.py --n $1 --k $2 > "$L/qo-$1x$2-${t:-auto}.csv" 2> "$L/qo-$1x$2-${t:-auto}.err"
-          python3 scripts/ncu_raw.py "$L/qo-$1x$2-${t:-auto}.csv" "512x$1x$2 ${t:-auto}" ${m//,/ }
-          tail -2 "$L/qo-$1x$2-${t:-auto}.err"
+            python3 scripts/context_gemm.py --n $1 --k $2 ${QO_SWAP:+--swap} > "$L/qo${QO_SWAP:-}-$1x$2-${t:-auto}.csv" \
+            2> "$L/qo${QO_SWAP:-}-$1x$2-${t:-auto}.err"
+          python3 scripts/ncu_raw.py "$L/qo${QO_SWAP:-}-$1x$2-${t:-auto}.csv" "512x$1x$2${QO_SWAP:+ swapped} ${t:-auto}" ${m//,/ }
+          tail -2 "$L/qo${QO_SWAP:-}-$1x$2-${t:-auto}.err"
         done
       done ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s30.sh" | grep -v "^== $1" ;;
