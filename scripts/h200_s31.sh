@@ -37,12 +37,19 @@ session_group() {
       QO_SHAPES="1024 4096" QO_TUNES=";kernel=pingpong_deep64" session_group qo
       GROUPS_=pctx PCTX=";kernel=pingpong_deep64" PLAYERS=k/v bash "$(dirname "$0")/h200_s29.sh" | grep -v "^=="
       ab kv64 "512x1024x4096,512x1024x8192,256x1024x4096,512x2048x4096,512x1024x2048" ";kernel=pingpong_deep64" ;;
-    swap)  # which operand a cluster multicasts: the same kernels on W·xᵀ (context_gemm.py --swap), so the hot tokens are
-           # multicast and the cold weights read unicast, where a miss to HBM keeps each sector's first request pending
-           # long enough for L2's request coalescer to serve the other CTAs' requests with it. Predicted, if that is
-           # cuBLAS's arrangement: coalesced sectors up from ~0.6 M to cuBLAS's ~1.1-1.3 M and k/v ~16.6 → ~13.5 µs
-      QO_SWAP=1 QO_SHAPES="1024 4096;4096 4096" QO_TUNES=";kernel=pingpong_deep64;kernel=pingpong_deep" session_group qo
-      LADDER_TUNE=kernel=pingpong_deep64 sanitize deep64 "512x1024x512,1000x1000x520,2048x1024x64" ;;
+    mca)  # which operand a cluster multicasts. Ours multicast the weights (cold: read from HBM) and read the tokens
+          # (hot: just written) unicast; L2's request coalescer merges two SMs' requests for a sector only while the
+          # first is pending, long for a miss to HBM, short for a hit. So multicast the hot tokens (clusters along N,
+          # kernel=pingpong_deep_a / pingpong_deep64_a) and leave the cold weights to the coalescer, as cuBLAS's
+          # counts allow (the thirtieth session's counts fit either arrangement). Predicted: coalesced sectors up to
+          # cuBLAS's ~1.1-1.3 M at k/v and its time ~13.5 µs; q/o and down toward cuBLAS's 25.9 / 85.9
+      T 150 "$B/tests/ladder_tests" --gtest_filter='Pingpong.*' > "$L/mca-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/mca-tests.log" | head -8
+      QO_SHAPES="1024 4096" QO_TUNES="kernel=pingpong_deep64;kernel=pingpong_deep64_a" session_group qo
+      QO_SHAPES="4096 4096;4096 14336" QO_TUNES="kernel=pingpong_deep;kernel=pingpong_deep_a" session_group qo
+      GROUPS_=pctx PCTX=";kernel=pingpong_deep64_a;kernel=pingpong_deep_a" PLAYERS=k/v,q/o,down bash "$(dirname "$0")/h200_s29.sh" | grep -v "^=="
+      ab mca "512x1024x4096,512x4096x4096,512x4096x14336,256x8192x8192,512x1024x8192,256x4096x4096" \
+        ";kernel=pingpong_deep64_a;kernel=pingpong_deep_a" ;;
     verify31)  # HEAD's GPU suite, best's check suites, the sanitizers on the 6-stage ping-pong (forced)
       gpu_tests 240
       check_suites
