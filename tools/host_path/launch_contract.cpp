@@ -357,7 +357,9 @@ int small_m_post() {
 // and the launch. Empty if they agree.
 std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
   static const std::regex small_m_plan(R"(small-M: .* (\d+) weight rows x (\d+) tokens per tile, K split (\d+) .* (\d+) CTAs)");
-  static const std::regex pingpong_name(R"(pingpong_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi)");
+  // CLUSTER_M, STAGES, TILE_M, TILE_N, GROUP_M, DTILES, CLUSTER_N
+  static const std::regex pingpong_name(
+      R"(pingpong_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E)");
   static const std::regex coop_name(
       R"(cooperative_kernel.*?6ConfigILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELb([01])EEE(?:6__half|13__nv_bfloat16)Lb([01]))");
   static const std::regex fit_plan(R"(coop_fit 128x(\d+) cluster (\d+))");
@@ -393,9 +395,25 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
              std::to_string(post);
     return {};
   }
-  if (family == "pingpong" || family == "pingpong_narrow") {
+  if (family.rfind("pingpong", 0) == 0) {
+    // Each ping-pong copy best names: its tile (TILE_M × TILE_N), writeback tiles (2: one a consumer; 1: shared) and
+    // cluster (CLUSTER_M × CLUSTER_N), against the kernel's Config.
+    struct PingpongCopy {
+      const char* family;
+      int tile_m, tile_n, dtiles, cluster_m, cluster_n;
+    };
+    static constexpr PingpongCopy kCopies[] = {{"pingpong", 128, 128, 2, 2, 1},       {"pingpong_narrow", 128, 64, 2, 2, 1},
+                                               {"pingpong_deep", 128, 128, 1, 2, 1},  {"pingpong_deep64", 64, 64, 1, 2, 1},
+                                               {"pingpong_deep_a", 128, 128, 1, 1, 2}, {"pingpong_deep64_a", 64, 64, 1, 1, 2}};
+    const PingpongCopy* copy = nullptr;
+    for (const PingpongCopy& c : kCopies)
+      if (family == c.family) copy = &c;
+    if (copy == nullptr) return "unknown ping-pong copy in the plan";
     if (!std::regex_search(name, km, pingpong_name)) return said(family);
-    return std::stoi(km[4]) == (family == "pingpong" ? 128 : 64) ? std::string() : said(family);
+    if (std::stoi(km[3]) != copy->tile_m || std::stoi(km[4]) != copy->tile_n || std::stoi(km[6]) != copy->dtiles ||
+        std::stoi(km[1]) != copy->cluster_m || std::stoi(km[7]) != copy->cluster_n)
+      return said(family);
+    return {};  // (its cluster is compiled in, __cluster_dims__: the launch carries no cluster attribute to check)
   }
   if (family.rfind("coop", 0) != 0) return "unknown family in the plan";
   if (!std::regex_search(name, km, coop_name)) return said(family);
