@@ -48,18 +48,16 @@ namespace {
 
 constexpr char kStepId[] = "best";
 
-enum class Kernel { small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, pingpong_deep_a, pingpong_deep64_a, coop, coop_dp, coop192, coop_regs, coop_fit, coop1 };
+enum class Kernel { small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, coop, coop_dp, coop192, coop_regs, coop_fit, coop1 };
 struct KernelName {
   Kernel k;
   const char* name;
 };
-constexpr std::array<KernelName, 13> kKernels = {{{Kernel::small_m, "small_m"},
+constexpr std::array<KernelName, 11> kKernels = {{{Kernel::small_m, "small_m"},
                                                  {Kernel::pingpong, "pingpong"},
                                                  {Kernel::pingpong_narrow, "pingpong_narrow"},
                                                  {Kernel::pingpong_deep, "pingpong_deep"},
                                                  {Kernel::pingpong_deep64, "pingpong_deep64"},
-                                                 {Kernel::pingpong_deep_a, "pingpong_deep_a"},
-                                                 {Kernel::pingpong_deep64_a, "pingpong_deep64_a"},
                                                  {Kernel::coop, "coop"},
                                                  {Kernel::coop_dp, "coop_dp"},
                                                  {Kernel::coop192, "coop192"},
@@ -376,51 +374,68 @@ Choice choose(const detail::Problem& p) {
 // Every kernel best runs is a programmatic dependent launch (h13's change, on every family), unless LADDER_TUNE pdl=0.
 bool pdl_on() { return detail::tuning().pdl != 0; }
 
-void run_aligned(const detail::Problem& p, cudaStream_t stream) {
-  const Choice c = choose(p);
+// Throws where the kernel chosen (forced by LADDER_TUNE kernel=, or the fitted tile) cannot run this problem: called
+// before anything launches, the padding's copies included.
+void require_runnable(const Choice& c, const detail::Problem& p) {
   const bool tma_store = cooperative::tma_storable(p);
-  const bool pdl = pdl_on();
-  auto needs = [&](bool ok, const char* why) {
-    if (!ok) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
-  };
+  const char* why = nullptr;
   switch (c.kernel) {
     case Kernel::small_m:
-      needs(small_m::grid_fits(p), "needs D's columns in 65535 blocks of the tile's weight rows (the grid's y limit)");
+      if (!small_m::grid_fits(p)) why = "needs D's columns in 65535 blocks of the tile's weight rows (the grid's y limit)";
+      break;
+    case Kernel::pingpong:
+      if (!tma_store) why = "needs a D that TMA can store";
+      break;
+    case Kernel::pingpong_narrow:
+      if (!tma_store || !pingpong::takes(pingpong::Tile::narrow_pair, p)) why = "needs a TMA-storable D and no SwiGLU";
+      break;
+    case Kernel::coop192:
+      if (!tma_store || !cooperative::takes(cooperative::Tile::w192, tma_store, p))
+        why = "needs a TMA-storable D and no SwiGLU";
+      break;
+    case Kernel::pingpong_deep:
+    case Kernel::pingpong_deep64:
+    case Kernel::coop1:
+      if (!tma_store || !p.ep.plain()) why = "takes a plain GEMM with a D that TMA can store";
+      break;
+    case Kernel::coop_fit:
+      return require_fit_tile(c.fit, p);
+    case Kernel::coop:
+    case Kernel::coop_dp:
+    case Kernel::coop_regs:
+      break;
+  }
+  if (why != nullptr) throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string("LADDER_TUNE kernel=") + name_of(c.kernel) + " " + why);
+}
+
+void run_aligned(const detail::Problem& p, cudaStream_t stream) {
+  const Choice c = choose(p);
+  require_runnable(c, p);
+  const bool tma_store = cooperative::tma_storable(p);
+  const bool pdl = pdl_on();
+  switch (c.kernel) {
+    case Kernel::small_m:
       return small_m::launch(p, stream, pdl, kStepId);  // h13's launch
     case Kernel::pingpong:
-      needs(tma_store, "needs a D that TMA can store");
       return pingpong::launch(p, stream, pingpong::Tile::square, pdl, kStepId);
     case Kernel::pingpong_narrow:
-      needs(tma_store && pingpong::takes(pingpong::Tile::narrow_pair, p), "needs a TMA-storable D and no SwiGLU");
       return pingpong::launch(p, stream, pingpong::Tile::narrow_pair, pdl, kStepId);
     case Kernel::pingpong_deep:
-      needs(tma_store && p.ep.plain(), "takes a plain GEMM with a D that TMA can store");
       return pingpong::launch(p, stream, pingpong::Tile::deep, pdl, kStepId);
     case Kernel::pingpong_deep64:
-      needs(tma_store && p.ep.plain(), "takes a plain GEMM with a D that TMA can store");
       return pingpong::launch(p, stream, pingpong::Tile::deep64, pdl, kStepId);
-    case Kernel::pingpong_deep_a:
-    case Kernel::pingpong_deep64_a:
-      needs(tma_store && p.ep.plain(), "takes a plain GEMM with a D that TMA can store");
-      return pingpong::launch(p, stream,
-                              c.kernel == Kernel::pingpong_deep_a ? pingpong::Tile::deep_a : pingpong::Tile::deep64_a, pdl,
-                              kStepId);
     case Kernel::coop:
     case Kernel::coop_dp:
       return cooperative::launch(p, stream, cooperative::Tile::w256_defer, c.kernel == Kernel::coop, tma_store, pdl,
                                  kStepId);
     case Kernel::coop192:
-      needs(tma_store && cooperative::takes(cooperative::Tile::w192, tma_store, p),
-            "needs a TMA-storable D and no SwiGLU");
       return cooperative::launch(p, stream, cooperative::Tile::w192, /*stream_k=*/false, tma_store, pdl, kStepId);
     case Kernel::coop_regs:
       return cooperative::launch(p, stream, cooperative::Tile::w256, /*stream_k=*/true, /*tma_store=*/false, pdl,
                                  kStepId);
     case Kernel::coop1:
-      needs(tma_store && p.ep.plain(), "takes a plain GEMM with a D that TMA can store");
       return cooperative::launch(p, stream, cooperative::Tile::w256x1, /*stream_k=*/true, tma_store, pdl, kStepId);
     case Kernel::coop_fit:
-      require_fit_tile(c.fit, p);
       return cooperative::launch_fit(p, stream, c.fit.tile, pdl, kStepId);
   }
 }
@@ -436,8 +451,8 @@ detail::Problem as_launched(const detail::Problem& call) {
 }
 
 void launch(const detail::Problem& call, cudaStream_t stream) {
-  if (detail::tuning().kernel == "coop_fit") require_fit_tile(fit_pick(as_launched(call)), call);
   if (tma_rows(call)) return run_aligned(as_launched(call), stream);
+  require_runnable(choose(as_launched(call)), as_launched(call));  // a forced kernel that cannot run: before the copies
   const detail::Problem& p = call;
   const int64_t Kp = (p.K + 7) / 8 * 8;
   const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
@@ -461,6 +476,7 @@ std::string check(const detail::Problem& p) {
 std::string describe(const detail::Problem& p) {
   const detail::Problem q = as_launched(p);
   const Choice c = choose(q);
+  require_runnable(c, q);  // a forced kernel that cannot run this problem: no plan, the launch's error
   char est[128];
   char fit[48] = "";
   if (c.fit_candidate) std::snprintf(fit, sizeof fit, ", fitted %.1f us", c.fit.us);
@@ -474,7 +490,6 @@ std::string describe(const detail::Problem& p) {
     if (c.kernel == Kernel::coop1) {
       what += " 128x256 cluster 1, stream-K, TMA-store writeback";
     } else if (c.kernel == Kernel::coop_fit) {
-      require_fit_tile(c.fit, q);
       what += " 128x" + std::to_string(c.fit.tile.width) + " cluster " + std::to_string(c.fit.tile.cluster) +
               ", register writeback";
     } else {

@@ -30,26 +30,24 @@ namespace {
 namespace cg = cooperative_groups;
 
 // Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile (TILE_M × TILE_N, one
-// 64-row wgmma fragment per 64 rows), the scheduler's group height (in cluster tiles), the writeback's SMEM
+// 64-row wgmma fragment per 64 rows), the scheduler's group height (in cluster tiles), and the writeback's SMEM
 // tiles: one per consumer (h10), or one the consumers take in turn (best's deeper ring; plain GEMMs only, since
-// beta·C lands in a consumer's tile before its mainloop), and CTAs per cluster along N (sharing A, multicast in
-// slices; best's deep copies, plain GEMMs only; clusters along one dimension only).
-template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2, int CLUSTER_N_ = 1>
+// beta·C lands in a consumer's tile before its mainloop).
+template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_M = TILE_M_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
   static constexpr int DTILES = DTILES_;
   static_assert(DTILES == 1 || DTILES == 2, "one writeback tile a consumer, or one shared");
-  static constexpr int CLUSTER_N = CLUSTER_N_;  // CTAs per cluster along N (sharing A)
-  static_assert(CLUSTER_M == 1 || CLUSTER_N == 1, "clusters along M or along N");
   static constexpr int FRAGS = TILE_M / WGMMA_M;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr uint32_t kStageBytes = (TILE_M + TILE_N) * BLK_K * sizeof(__half);
+  static constexpr int CLUSTER_N = 1;                 // CTAs per cluster along N (sharing A): none here
   static constexpr int B_SLICE = TILE_N / CLUSTER_M;  // B rows each CTA loads (and multicasts)
-  static constexpr int A_SLICE = TILE_M / CLUSTER_N;  // A rows each CTA loads (and multicasts)
+  static constexpr int A_SLICE = TILE_M;              // A rows each CTA loads
   static_assert(TILE_M % 64 == 0 && TILE_N % 64 == 0 && TILE_M * TILE_N <= 128 * 128,
                 "a consumer holds TILE_M × TILE_N fp32 in ≤ 128 registers per thread");
-  static_assert(B_SLICE % 8 == 0 && A_SLICE % 8 == 0, "slices are whole 8-row swizzle atoms");
+  static_assert(B_SLICE % 8 == 0, "B slices are whole 8-row swizzle atoms");
   // SwiGLU halves the output tile (gate and up slices of one cluster): it must stay whole 64-column store boxes.
   static constexpr bool kTakesSwiglu = (TILE_N / 2) % 64 == 0;
 
@@ -74,19 +72,17 @@ struct Config {
 // same mainloop SASS and registers (docs/results/dev/2026-12-01-s4-pingpong-fix/). The two consumers run
 // different code at once, one its mainloop, the other its writeback.
 template <class Cfg, class T, Fused F>
-__global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+__global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
     pingpong_kernel(const __grid_constant__ CUtensorMap tmap_a, const __grid_constant__ CUtensorMap tmap_b,
                     const __grid_constant__ CUtensorMap tmap_d, const __grid_constant__ CUtensorMap tmap_c, int M,
                     int out_cols, int K, const Epilogue epi) {
   constexpr int CLUSTER_M = Cfg::CLUSTER_M, STAGES = Cfg::STAGES, TILE_M = Cfg::TILE_M, TILE_N = Cfg::TILE_N;
-  constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE, A_SLICE = Cfg::A_SLICE;
-  constexpr int CLUSTER_N = Cfg::CLUSTER_N, CLUSTER = CLUSTER_M * CLUSTER_N;
+  constexpr int kConsumers = Cfg::kConsumers, B_SLICE = Cfg::B_SLICE;
   using SharedStorage = typename Cfg::SharedStorage;
   extern __shared__ uint8_t smem_raw[];
   auto& s = align_smem<SharedStorage>(smem_raw);
   const cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
-  const int rank_m = CLUSTER_N == 1 ? rank : 0, rank_n = CLUSTER_N == 1 ? 0 : rank;  // the CTA's place in its cluster
   const int wg = threadIdx.x / kWarpgroupThreads;
 
   if (threadIdx.x == 0) {
@@ -94,7 +90,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
     tma_prefetch_map(&tmap_b);
     for (int st = 0; st < STAGES; ++st) {
       mbarrier_init(&s.full_bar[st], 1);
-      mbarrier_init(&s.empty_bar[st], CLUSTER * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
+      mbarrier_init(&s.empty_bar[st], CLUSTER_M * kWarpgroupThreads / 32);  // one consumer WG per CTA reads a stage
     }
     for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.turn_bar[c], kWarpgroupThreads / 32);
     for (int c = 0; c < kConsumers; ++c) mbarrier_init(&s.c_bar[c], 1);
@@ -109,13 +105,11 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
   constexpr bool kSwiglu = F == Fused::swiglu;
   static_assert(F != Fused::any, "one epilogue per kernel copy");
   static_assert(Cfg::DTILES == 2 || F == Fused::none, "a shared Dtile takes a plain GEMM (no beta·C loaded early)");
-  static_assert(CLUSTER_N == 1 || F == Fused::none, "clusters along N take a plain GEMM");
   const int half = kSwiglu ? epi.half : 0;  // SwiGLU: the up rows' offset in B
   const int tiles_m = (M + TILE_M - 1) / TILE_M;
   const int out_tile_n = kSwiglu ? TILE_N / 2 : TILE_N;  // SwiGLU: the gate half's columns
-  const int cluster_cols = CLUSTER_N * out_tile_n;
-  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (out_cols + cluster_cols - 1) / cluster_cols, Cfg::GROUP_M};
-  const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+  const TileScheduler sched{(tiles_m + CLUSTER_M - 1) / CLUSTER_M, (out_cols + out_tile_n - 1) / out_tile_n, Cfg::GROUP_M};
+  const int cluster_id = blockIdx.x / CLUSTER_M, clusters = gridDim.x / CLUSTER_M;
   const int k_tiles = (K + BLK_K - 1) / BLK_K;
 
   if (wg == 0) {
@@ -125,18 +119,13 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
       for (int tile = cluster_id; tile < sched.num_tiles(); tile += clusters) {
         int cm, tn;
         sched.tile(tile, cm, tn);
-        const int m_st = (cm * CLUSTER_M + rank_m) * TILE_M, n_st = (tn * CLUSTER_N + rank_n) * TILE_N,
-                  n_out = (tn * CLUSTER_N + rank_n) * out_tile_n;
+        const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_st = tn * TILE_N, n_out = tn * out_tile_n;
         // With SwiGLU (2×1 clusters only) rank 0's slice is the gate rows, rank 1's the up rows.
         const int b_row = kSwiglu ? (rank == 0 ? n_out : half + n_out) : n_st + rank * B_SLICE;
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
-          if constexpr (CLUSTER_N > 1)  // this CTA's slice of the A tile the cluster shares, into every CTA's ring
-            tma_load_2d_multicast(s.A[load.stage] + rank_n * A_SLICE * BLK_K, &tmap_a, kt * BLK_K, m_st + rank_n * A_SLICE,
-                                  &s.full_bar[load.stage], (1u << CLUSTER_N) - 1);
-          else
-            tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
           if constexpr (CLUSTER_M > 1)
             tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row,
                                   &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
@@ -156,7 +145,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
     read.advance(c * k_tiles);  // consumer 1 starts at the second tile's K-tiles
     auto release = [&](uint32_t stage) {
       if (threadIdx.x % 32 == 0)
-        mbarrier_arrive_each_cta(&s.empty_bar[stage], CLUSTER);
+        mbarrier_arrive_each_cta(&s.empty_bar[stage], CLUSTER_M);
     };
     // NOTE: the mainloops take turns. A consumer may wait on the ring only when the other has finished its
     // waits: parity waits cannot tell phase n from phase n+2, so a waiter must be at most one lap ahead.
@@ -170,7 +159,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M * Cfg::CLUSTER_N, 1, 1) __launch
     for (int tile = cluster_id + c * clusters; tile < sched.num_tiles(); tile += kConsumers * clusters, ++n) {
       int cm, tn;
       sched.tile(tile, cm, tn);
-      const int m_st = (cm * CLUSTER_M + rank_m) * TILE_M, n_out = (tn * CLUSTER_N + rank_n) * out_tile_n;
+      const int m_st = (cm * CLUSTER_M + rank) * TILE_M, n_out = tn * out_tile_n;
       // The epilogue's operands, before the mainloop: they arrive while it runs.
       BiasShare<TILE_N> bias;
       if constexpr (F != Fused::none) bias = load_bias_share<TILE_N, F>(epi, n_out, out_cols);
