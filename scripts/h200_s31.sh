@@ -54,6 +54,10 @@ session_group() {
       gpu_tests 240
       check_suites
       LADDER_TUNE=kernel=pingpong_deep sanitize deep "512x1024x512,1000x1000x520,2048x1024x64,384x2048x256" ;;
+    final31)  # the session's last binary: the GPU suite, best's check suites, the sanitizers on the 64×64 deep copy (forced)
+      gpu_tests 240
+      check_suites
+      LADDER_TUNE=kernel=pingpong_deep64 sanitize deep64 "512x1024x512,1000x1000x520,2048x1024x64" ;;
     deep)
       ab deep "512x4096x4096,512x4096x14336,512x14336x4096,512x28672x4096,1024x4096x4096,256x8192x8192,1536x1536x4096,2560x2560x2560,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x1024x4096" \
         ";kernel=pingpong;kernel=pingpong_deep" ;;
