@@ -54,6 +54,13 @@ session_group() {
       gpu_tests 240
       check_suites
       LADDER_TUNE=kernel=pingpong_deep sanitize deep "512x1024x512,1000x1000x520,2048x1024x64,384x2048x256" ;;
+    w0)  # the deep copies waiting on all their MMAs each K-tile (kernel=pingpong_deep_w0, pingpong_deep64_w0), as cuBLAS's
+         # consumer does (call 8): does that pacing keep the CTAs that share a token tile in step (coalesced sectors up,
+         # L2 reads down)? Its tests, then ncu in the model's context at k/v, q/o and down
+      T 100 "$B/tests/ladder_tests" --gtest_filter='Pingpong.*' > "$L/w0-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/w0-tests.log" | head -8
+      QO_SHAPES="1024 4096" QO_TUNES="kernel=pingpong_deep64;kernel=pingpong_deep64_w0" session_group qo
+      QO_SHAPES="4096 4096;4096 14336" QO_TUNES="kernel=pingpong_deep;kernel=pingpong_deep_w0" session_group qo ;;
     final31)  # the session's last binary: the GPU suite, best's check suites, the sanitizers on the 64×64 deep copy (forced)
       gpu_tests 240
       check_suites
