@@ -32,14 +32,11 @@ namespace cg = cooperative_groups;
 // Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile (TILE_M × TILE_N, one
 // 64-row wgmma fragment per 64 rows), the scheduler's group height (in cluster tiles), and the writeback's SMEM
 // tiles: one per consumer (h10), or one the consumers take in turn (best's deeper ring; plain GEMMs only, since
-// beta·C lands in a consumer's tile before its mainloop), and WAIT_ALL: the consumer waits for all its MMAs each
-// K-tile and frees the stage at once, as cuBLAS's kernel of these tiles does (tuning only), instead of keeping one
-// K-tile's MMAs in flight.
-template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2, bool WAIT_ALL_ = false>
+// beta·C lands in a consumer's tile before its mainloop).
+template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_M = TILE_M_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
   static constexpr int DTILES = DTILES_;
-  static constexpr bool WAIT_ALL = WAIT_ALL_;
   static_assert(DTILES == 1 || DTILES == 2, "one writeback tile a consumer, or one shared");
   static constexpr int FRAGS = TILE_M / WGMMA_M;
   static constexpr int kConsumers = 2;
@@ -180,21 +177,16 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
           mma_k_tile_64xN<TILE_N, T>(acc[h], ring_a.at(read.stage, h * WGMMA_M * BLK_K * sizeof(__half)),
                                      ring_b.at(read.stage), i != 0);
         sm90::wgmma_commit_group();
-        if constexpr (Cfg::WAIT_ALL) {
-          sm90::wgmma_wait_group<0>();
-          release(read.stage);
-        } else {
-          sm90::wgmma_wait_group<1>();
-          if (i > 0) release(prev_stage);
-          prev_stage = read.stage;
-        }
+        sm90::wgmma_wait_group<1>();
+        if (i > 0) release(prev_stage);
+        prev_stage = read.stage;
         read.advance();
       }
       if (threadIdx.x % 32 == 0) mbarrier_arrive(&s.turn_bar[1 - c]);  // the other consumer's mainloop may start
       sm90::wgmma_wait_group<0>();
 #pragma unroll
       for (int h = 0; h < Cfg::FRAGS; ++h) sm90::fence_operand(acc[h]);
-      if constexpr (!Cfg::WAIT_ALL) release(prev_stage);
+      release(prev_stage);
       read.advance((kConsumers - 1) * k_tiles);  // the other consumer's tile
       if constexpr (F != Fused::none) apply_epilogue<TILE_N, Cfg::FRAGS, F, T>(acc, epi, bias, m_st, n_out, M, out_cols);
       // A shared Dtile: this CTA's tiles alternate between the consumers (j = 2n + c), so tile j writes it once tile
@@ -263,7 +255,7 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [pdl] {
     return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
            std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) +
-           (Cfg::WAIT_ALL ? " wait-all" : "") + (pdl ? " pdl" : "");
+           (pdl ? " pdl" : "");
   });
   detail::check_launch(step_id);
 }
