@@ -48,7 +48,9 @@ namespace {
 
 constexpr char kStepId[] = "best";
 
-enum class Kernel { small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, coop, coop_dp, coop192, coop_regs, coop_fit, coop1 };
+enum class Kernel {
+  small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, coop, coop_dp, coop192, coop_regs, coop_fit, coop1
+};
 struct KernelName {
   Kernel k;
   const char* name;
