@@ -645,6 +645,27 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
   }
 }
 
+// A kernel of best's compiled as a plain copy only, forced (LADDER_TUNE kernel=) on an M×256×256 GEMM with a bias:
+// refused with its message (before anything launches: the launch contract's --forced run checks that part).
+void expect_plain_only(const char* kernel, int64_t M) {
+  const detail::Tuning saved = detail::tuning();
+  detail::Tuning t = saved;
+  t.kernel = kernel;
+  detail::set_tuning(t);
+  harness::DeviceBuffer<__half> A(M * 256), B(256 * 256), D(M * 256), bias(256);
+  ladder_gemm_desc d;
+  ladder_gemm_desc_init(&d);
+  d.M = M, d.N = 256, d.K = 256, d.A = A.get(), d.B = B.get(), d.D = D.get(), d.bias = bias.get();
+  try {
+    gemm(d, nullptr);
+    ADD_FAILURE() << "a forced " << kernel << " with a bias launched";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("plain GEMM"), std::string::npos) << e.what();
+  }
+  detail::set_tuning(saved);
+}
+
 // best's 1-CTA 128×256 cooperative tile with stream-K (coop1), forced: one row of A with an idle consumer, ragged
 // edges, fewer tiles than SMs (every tile cut into pieces, up to StreamKScheduler::kMaxPieces) and more (whole tiles
 // after a split wave), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun); the trace shows
@@ -678,21 +699,7 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
     }
   }
   // Only its plain copy is compiled: forced with a fused epilogue it is refused before anything launches.
-  detail::Tuning t = saved;
-  t.kernel = "coop1";
-  detail::set_tuning(t);
-  harness::DeviceBuffer<__half> A(640 * 256), B(256 * 256), D(640 * 256), bias(256);
-  ladder_gemm_desc d;
-  ladder_gemm_desc_init(&d);
-  d.M = 640, d.N = 256, d.K = 256, d.A = A.get(), d.B = B.get(), d.D = D.get(), d.bias = bias.get();
-  try {
-    gemm(d, nullptr);
-    ADD_FAILURE() << "a forced coop1 with a bias launched";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << e.what();
-    EXPECT_NE(std::string(e.what()).find("plain GEMM"), std::string::npos) << e.what();
-  }
-  detail::set_tuning(saved);
+  expect_plain_only("coop1", 640);
 }
 
 // best's 6-stage ping-pong (kernel=pingpong_deep): its two consumers take one writeback tile in turn. One tile a CTA
@@ -716,21 +723,10 @@ TEST(Pingpong, SharedWritebackTileMatchesReferences) {
       EXPECT_NE(trace.find(launch), std::string::npos) << trace;
     }
   }
-  t.kernel = "pingpong_deep";
-  // Only its plain copy is compiled: with a bias it is refused before anything launches.
-  detail::set_tuning(t);
-  harness::DeviceBuffer<__half> A(256 * 256), B(256 * 256), D(256 * 256), bias(256);
-  ladder_gemm_desc d;
-  ladder_gemm_desc_init(&d);
-  d.M = 256, d.N = 256, d.K = 256, d.A = A.get(), d.B = B.get(), d.D = D.get(), d.bias = bias.get();
-  try {
-    gemm(d, nullptr);
-    ADD_FAILURE() << "a forced pingpong_deep with a bias launched";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), LADDER_ERROR_INVALID_ARGUMENT) << e.what();
-    EXPECT_NE(std::string(e.what()).find("plain GEMM"), std::string::npos) << e.what();
-  }
   detail::set_tuning(saved);
+  // Only their plain copies are compiled: with a bias they are refused before anything launches.
+  expect_plain_only("pingpong_deep", 256);
+  expect_plain_only("pingpong_deep64", 256);
 }
 
 // Regression: h09 and h10 once shared one kernel instantiation across translation units, so whichever ran
