@@ -454,7 +454,8 @@ detail::Problem as_launched(const detail::Problem& call) {
 
 void launch(const detail::Problem& call, cudaStream_t stream) {
   if (tma_rows(call)) return run_aligned(as_launched(call), stream);
-  require_runnable(choose(as_launched(call)), as_launched(call));  // a forced kernel that cannot run: before the copies
+  // A forced kernel that cannot run this call: refused before the padding's copies (best's own picks always can).
+  if (!detail::tuning().kernel.empty()) require_runnable(choose(as_launched(call)), as_launched(call));
   const detail::Problem& p = call;
   const int64_t Kp = (p.K + 7) / 8 * 8;
   const detail::Workspace a(p.M * Kp * sizeof(__half), stream, "best (padding)"),
