@@ -61,6 +61,13 @@ session_group() {
       grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/w0-tests.log" | head -8
       QO_SHAPES="1024 4096" QO_TUNES="kernel=pingpong_deep64;kernel=pingpong_deep64_w0" session_group qo
       QO_SHAPES="4096 4096;4096 14336" QO_TUNES="kernel=pingpong_deep;kernel=pingpong_deep_w0" session_group qo ;;
+    bfirst)  # branch s32-bfirst: each stage's B multicast (the weights) issued before the A load (the tokens), as cuBLAS's
+             # producer orders them (s31 call 8's SASS). Its tests, then ncu in the model's context at k/v, q/o and down:
+             # do the CTAs sharing a token tile coalesce more (cuBLAS ~1.1 M at k/v, ours ~0.6 M)?
+      T 100 "$B/tests/ladder_tests" --gtest_filter='Pingpong.*' > "$L/bfirst-tests.log" 2>&1
+      grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure" "$L/bfirst-tests.log" | head -8
+      QO_SHAPES="1024 4096" QO_TUNES="kernel=pingpong_deep64;kernel=pingpong_deep64_bf" session_group qo
+      QO_SHAPES="4096 4096;4096 14336" QO_TUNES="kernel=pingpong_deep;kernel=pingpong_deep_bf" session_group qo ;;
     final31)  # the session's last binary: the GPU suite, best's check suites, the sanitizers on the 64×64 deep copy (forced)
       gpu_tests 240
       check_suites
