@@ -5,7 +5,8 @@
 #                  orders them; s31 call 8's SASS): its tests, ncu in the model's context (k/v, q/o, down) for the LRC's
 #                  coalescing, then flushed a b b a against the copies without it. Predicted: if the order is why cuBLAS
 #                  coalesces twice as many sectors at k/v, the 64×64 copy nears cuBLAS's ~12.4 µs there (15.7 today);
-#                  no change at q/o and down, where the tokens are a small share of the bytes
+#                  no change at q/o and down, where the tokens are a small share of the bytes. Measured on the H200
+#                  (call 1): no gain anywhere; the copies were removed after 8debbdb, so this group needs that binary
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"

@@ -49,19 +49,17 @@ namespace {
 constexpr char kStepId[] = "best";
 
 enum class Kernel {
-  small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, pingpong_deep_bf, pingpong_deep64_bf, coop, coop_dp, coop192, coop_regs, coop_fit, coop1
+  small_m, pingpong, pingpong_narrow, pingpong_deep, pingpong_deep64, coop, coop_dp, coop192, coop_regs, coop_fit, coop1
 };
 struct KernelName {
   Kernel k;
   const char* name;
 };
-constexpr std::array<KernelName, 13> kKernels = {{{Kernel::small_m, "small_m"},
+constexpr std::array<KernelName, 11> kKernels = {{{Kernel::small_m, "small_m"},
                                                  {Kernel::pingpong, "pingpong"},
                                                  {Kernel::pingpong_narrow, "pingpong_narrow"},
                                                  {Kernel::pingpong_deep, "pingpong_deep"},
                                                  {Kernel::pingpong_deep64, "pingpong_deep64"},
-                                                 {Kernel::pingpong_deep_bf, "pingpong_deep_bf"},
-                                                 {Kernel::pingpong_deep64_bf, "pingpong_deep64_bf"},
                                                  {Kernel::coop, "coop"},
                                                  {Kernel::coop_dp, "coop_dp"},
                                                  {Kernel::coop192, "coop192"},
@@ -399,8 +397,6 @@ void require_runnable(const Choice& c, const detail::Problem& p) {
       break;
     case Kernel::pingpong_deep:
     case Kernel::pingpong_deep64:
-    case Kernel::pingpong_deep_bf:
-    case Kernel::pingpong_deep64_bf:
     case Kernel::coop1:
       if (!tma_store || !p.ep.plain()) why = "takes a plain GEMM with a D that TMA can store";
       break;
@@ -430,10 +426,6 @@ void run_aligned(const detail::Problem& p, cudaStream_t stream) {
       return pingpong::launch(p, stream, pingpong::Tile::deep, pdl, kStepId);
     case Kernel::pingpong_deep64:
       return pingpong::launch(p, stream, pingpong::Tile::deep64, pdl, kStepId);
-    case Kernel::pingpong_deep_bf:
-      return pingpong::launch(p, stream, pingpong::Tile::deep_bf, pdl, kStepId);
-    case Kernel::pingpong_deep64_bf:
-      return pingpong::launch(p, stream, pingpong::Tile::deep64_bf, pdl, kStepId);
     case Kernel::coop:
     case Kernel::coop_dp:
       return cooperative::launch(p, stream, cooperative::Tile::w256_defer, c.kernel == Kernel::coop, tma_store, pdl,

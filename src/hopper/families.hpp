@@ -73,8 +73,7 @@ inline bool stream_k_many_pieces(const detail::Problem& p) { return p.M <= 256; 
 namespace pingpong {
 // 128×128 per consumer, 5 stages (h10); 128×64, 8 stages (best); 128×128, 6 stages, one shared writeback tile (best,
 // plain); 64×64, 13 stages, one shared writeback tile (best, plain, tuning only)
-// and both with each stage's B multicast issued before its A load (tuning only)
-enum class Tile { square, narrow_pair, deep, deep64, deep_bf, deep64_bf };
+enum class Tile { square, narrow_pair, deep, deep64 };
 void launch(const detail::Problem& p, cudaStream_t stream, Tile tile, bool pdl, const char* step_id);  // pdl: as cooperative's
 std::string check(const detail::Problem& p);
 bool takes(Tile tile, const detail::Problem& p);  // SwiGLU needs whole 64-column output boxes

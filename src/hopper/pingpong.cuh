@@ -32,13 +32,11 @@ namespace cg = cooperative_groups;
 // Tuning knobs: CTAs per cluster along M (sharing B), ring depth, the consumer tile (TILE_M × TILE_N, one
 // 64-row wgmma fragment per 64 rows), the scheduler's group height (in cluster tiles), and the writeback's SMEM
 // tiles: one per consumer (h10), or one the consumers take in turn (best's deeper ring; plain GEMMs only, since
-// beta·C lands in a consumer's tile before its mainloop), and B_FIRST: each stage's B multicast issued before its A
-// load, as cuBLAS's producer orders them (tuning only, an experiment).
-template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2, bool B_FIRST_ = false>
+// beta·C lands in a consumer's tile before its mainloop).
+template <int CLUSTER_M_, int STAGES_, int TILE_M_, int TILE_N_, int GROUP_M_ = 8, int DTILES_ = 2>
 struct Config {
   static constexpr int CLUSTER_M = CLUSTER_M_, STAGES = STAGES_, TILE_M = TILE_M_, TILE_N = TILE_N_, GROUP_M = GROUP_M_;
   static constexpr int DTILES = DTILES_;
-  static constexpr bool B_FIRST = B_FIRST_;
   static_assert(DTILES == 1 || DTILES == 2, "one writeback tile a consumer, or one shared");
   static constexpr int FRAGS = TILE_M / WGMMA_M;
   static constexpr int kConsumers = 2;
@@ -127,13 +125,12 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         for (int kt = 0; kt < k_tiles; ++kt) {
           mbarrier_wait(&s.empty_bar[load.stage], load.producer_phase(), "empty_bar");
           mbarrier_arrive_expect_tx(&s.full_bar[load.stage], Cfg::kStageBytes);
-          if constexpr (!Cfg::B_FIRST) tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
+          tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
           if constexpr (CLUSTER_M > 1)
             tma_load_2d_multicast(s.B[load.stage] + rank * B_SLICE * BLK_K, &tmap_b, kt * BLK_K, b_row,
                                   &s.full_bar[load.stage], (1u << CLUSTER_M) - 1);
           else
             tma_load_2d(s.B[load.stage], &tmap_b, kt * BLK_K, n_st, &s.full_bar[load.stage]);
-          if constexpr (Cfg::B_FIRST) tma_load_2d(s.A[load.stage], &tmap_a, kt * BLK_K, m_st, &s.full_bar[load.stage]);
           load.advance();
         }
       }
@@ -258,7 +255,7 @@ void launch_with(ClusterKernel kernel, const detail::Problem& p, cudaStream_t st
   detail::trace_launch(step_id, grid, Cfg::kThreads, Cfg::kSmemBytes, [pdl] {
     return "cluster " + std::to_string(Cfg::CLUSTER_M) + "x" + std::to_string(Cfg::CLUSTER_N) + " stages " +
            std::to_string(Cfg::STAGES) + " tile " + std::to_string(Cfg::TILE_M) + "x" + std::to_string(Cfg::TILE_N) +
-           (Cfg::B_FIRST ? " b-first" : "") + (pdl ? " pdl" : "");
+           (pdl ? " pdl" : "");
   });
   detail::check_launch(step_id);
 }

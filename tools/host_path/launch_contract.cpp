@@ -406,8 +406,7 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
       int tile_m, tile_n, dtiles, cluster_m;
     };
     static constexpr PingpongCopy kCopies[] = {{"pingpong", 128, 128, 2, 2}, {"pingpong_narrow", 128, 64, 2, 2},
-                                               {"pingpong_deep", 128, 128, 1, 2}, {"pingpong_deep64", 64, 64, 1, 2},
-                                               {"pingpong_deep_bf", 128, 128, 1, 2}, {"pingpong_deep64_bf", 64, 64, 1, 2}};
+                                               {"pingpong_deep", 128, 128, 1, 2}, {"pingpong_deep64", 64, 64, 1, 2}};
     const PingpongCopy* copy = nullptr;
     for (const PingpongCopy& c : kCopies)
       if (family == c.family) copy = &c;
