@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,6 +99,35 @@ TEST(CliCsv, TheTableShowsTheHostTimeAndMarksHostPacedRows) {
   const size_t second = table.find('\n', table.find('\n') + 1);  // the paced row is the last line
   EXPECT_EQ(table.find("host-paced"), table.find("host-paced", second)) << table;
   EXPECT_NE(table.find("host-paced"), std::string::npos) << table;
+}
+
+// The bench's CSV as it goes: the header when opened, each shape's rows when appended, on disk before the file is
+// closed (a run killed by a timeout keeps what it measured).
+TEST(CliCsv, WriterFlushesEachAppend) {
+  const std::string path = ::testing::TempDir() + "ladder_csv_writer_test.csv";
+  auto lines = [&] {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+  };
+  BenchRow row{"best", "hopper", {16, 1024, 4096}, {}};
+  row.result.step = "best";
+  const RunInfo info{"NVIDIA H200", "abc123", "2026-12-05T00:00:00Z"};
+  {
+    CsvWriter w(path, info);
+    ASSERT_EQ(lines(), std::vector<std::string>{csv_header()});
+    w.append({row, row});
+    row.shape = {32, 1024, 4096};
+    w.append({row});
+    const std::vector<std::string> got = lines();  // still open
+    ASSERT_EQ(got.size(), 4u);
+    EXPECT_EQ(got[1], csv_row(BenchRow{"best", "hopper", {16, 1024, 4096}, row.result}, info));
+    EXPECT_EQ(got[3], csv_row(row, info));
+  }
+  EXPECT_EQ(lines().size(), 4u);
+  std::remove(path.c_str());
+  EXPECT_THROW(CsvWriter("/nonexistent-dir/x.csv", info), std::runtime_error);
 }
 
 TEST(CliCsv, HeaderHasTheAgreedColumnsFirst) {

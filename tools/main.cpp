@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "harness/runner.hpp"
 #include "ladder/ladder.hpp"
@@ -172,6 +173,8 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
 
   const detail::DeviceInfo dev = detail::current_device();
   const cli::RunInfo info{dev.name, LADDER_GIT_COMMIT, cli::utc_now()};
+  std::optional<cli::CsvWriter> csv_out;  // written shape by shape (a run cut short keeps what it measured)
+  if (!csv.empty()) csv_out.emplace(csv, info);
   std::printf("ladder bench · %s · commit %s · %s\n", detail::describe(dev).c_str(), info.commit.c_str(),
               info.date.c_str());
   std::printf("cuBLAS cublasGemmEx (fp16 in/out, fp32 compute) timed in this process, interleaved, same data, "
@@ -205,15 +208,14 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
       } catch (const std::exception& e) {
         for (harness::BenchResult& r : results) r.status = Status::fail, r.reason = e.what();
       }
+      const size_t first = rows.size();
       for (size_t j = 0; j < tunes.size(); ++j)
         rows.push_back({id, s ? std::string(detail::arch_name(s->arch)) : "auto", sh, results[j], tunes[j]});
+      if (csv_out) csv_out->append({rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end()});
     }
   progress(total, total, "");
   cli::print_bench_table(std::cout, rows);
-  if (!csv.empty()) {
-    cli::write_csv(csv, rows, info);
-    std::printf("\nwrote %s\n", csv.c_str());
-  }
+  if (!csv.empty()) std::printf("\nwrote %s\n", csv.c_str());
   for (const cli::BenchRow& r : rows)
     if (r.result.status == Status::fail) return kExitFail;
   return 0;

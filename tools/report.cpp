@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -219,11 +220,19 @@ std::string csv_row(const BenchRow& r, const RunInfo& info) {
 }
 
 void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << csv_header() << '\n';
-  for (const BenchRow& r : rows) f << csv_row(r, info) << '\n';
-  if (!f) throw std::runtime_error("error writing " + path);
+  CsvWriter(path, info).append(rows);
+}
+
+CsvWriter::CsvWriter(const std::string& path, RunInfo info) : path_(path), info_(std::move(info)), f_(path) {
+  if (!f_) throw std::runtime_error("cannot write " + path);
+  f_ << csv_header() << '\n' << std::flush;
+  if (!f_) throw std::runtime_error("error writing " + path_);
+}
+
+void CsvWriter::append(const std::vector<BenchRow>& rows) {
+  for (const BenchRow& r : rows) f_ << csv_row(r, info_) << '\n';
+  f_ << std::flush;
+  if (!f_) throw std::runtime_error("error writing " + path_);
 }
 
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows) {

@@ -1,6 +1,7 @@
 // The CLI's plumbing: parsing step and shape lists, the standard shape suites, CSV and table output.
 #pragma once
 #include <cstdint>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -41,6 +42,19 @@ struct BenchRow {
 std::string csv_header();
 std::string csv_row(const BenchRow& row, const RunInfo& info);
 void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info);  // throws
+// The bench's CSV written as it goes: the header when opened (a bad path fails before anything runs), then each
+// shape's rows as they are measured, flushed, so a run cut short (a timeout, a stall) leaves what it measured and
+// shows where it stopped. Throws std::runtime_error when the file cannot be written.
+class CsvWriter {
+ public:
+  CsvWriter(const std::string& path, RunInfo info);
+  void append(const std::vector<BenchRow>& rows);
+
+ private:
+  std::string path_;
+  RunInfo info_;
+  std::ofstream f_;
+};
 void print_bench_table(std::ostream& os, const std::vector<BenchRow>& rows);
 
 std::string utc_now();  // "2026-11-29T12:34:56Z"
