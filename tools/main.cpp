@@ -196,7 +196,11 @@ int cmd_bench(const std::string& step_text, const ShapeArgs& sa, uint64_t seed, 
   // The --tune candidates of a shape run interleaved in one timing (harness::bench_candidates), not one after another.
   const detail::Tuning initial = detail::tuning();
   std::vector<detail::Tuning> tunings;
-  for (const std::string& tune : tunes) tunings.push_back(tune.empty() ? initial : detail::parse_tuning(tune));
+  for (const std::string& tune : tunes) {
+    detail::Tuning t = tune.empty() ? initial : detail::parse_tuning(tune);
+    t.trace = t.trace || initial.trace;  // LADDER_TRACE=1 traces every candidate, not only the empty one
+    tunings.push_back(t);
+  }
   for (const cli::Shape& sh : shapes)
     for (const std::string& id : ids) {
       progress(done, total, id + " " + std::to_string(sh.M) + "x" + std::to_string(sh.N) + "x" + std::to_string(sh.K));
