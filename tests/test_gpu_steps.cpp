@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -769,6 +772,59 @@ TEST(StreamK, SplitTilesMatchReferences) {
       }
     }
   }
+}
+
+// Stream-K's owners spin on flags other CTAs of their grid set, which is safe while the whole grid is resident. Two
+// stream-K GEMMs on two streams at once (each grid sized to fill the GPU alone) with a third stream's small-M GEMMs
+// taking SMs between them must still finish, with the bits of a serial run: a grid that got only part of the GPU
+// must not wait on CTAs that cannot be placed while the other grid spins. A hang here cannot be recovered in the
+// process (the GPU keeps spinning), so after the deadline the test reports it and aborts the binary.
+TEST(StreamK, ConcurrentStreamsFinish) {
+  LADDER_REQUIRE_HOPPER_GPU("h11 ");
+  constexpr int64_t M = 256, N = 4096, K = 14336;  // 16 tiles of 256×256 cut into pieces (SplitTilesMatchReferences)
+  constexpr int64_t m = 16, n = 4096, k = 4096;     // small-M, on the third stream
+  harness::DeviceBuffer<__half> A(M * K), B(N * K), Dref(M * N), a(m * k), b(n * k), d(m * n);
+  harness::fill_random(A.get(), A.size(), 31, nullptr);
+  harness::fill_random(B.get(), B.size(), 32, nullptr);
+  harness::fill_random(a.get(), a.size(), 33, nullptr);
+  harness::fill_random(b.get(), b.size(), 34, nullptr);
+  gemm(A.get(), B.get(), Dref.get(), M, N, K, "h11", nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<__half> ref(M * N);
+  cudaMemcpy(ref.data(), Dref.get(), ref.size() * 2, cudaMemcpyDeviceToHost);
+
+  constexpr int kStreams = 2, kRuns = 40;
+  std::vector<harness::DeviceBuffer<__half>> D;
+  std::array<cudaStream_t, kStreams + 1> st{};
+  for (int i = 0; i < kStreams; ++i) D.emplace_back(M * N);
+  for (cudaStream_t& x : st) ASSERT_EQ(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), cudaSuccess);
+  for (int run = 0; run < kRuns; ++run) {
+    for (int i = 0; i < kStreams; ++i) {
+      gemm(a.get(), b.get(), d.get(), m, n, k, "best", st[kStreams]);  // SMs taken between the two grids
+      gemm(A.get(), B.get(), D[i].get(), M, N, K, "h11", st[i]);
+    }
+  }
+  std::array<cudaEvent_t, kStreams + 1> done{};
+  for (int i = 0; i <= kStreams; ++i) {
+    ASSERT_EQ(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(done[i], st[i]), cudaSuccess);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int i = 0; i <= kStreams; ++i)
+    while (cudaEventQuery(done[i]) == cudaErrorNotReady) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "StreamK.ConcurrentStreamsFinish: stream %d not done after 60 s: a hang; aborting\n", i);
+        std::abort();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int i = 0; i < kStreams; ++i) {
+    std::vector<__half> got(M * N);
+    cudaMemcpy(got.data(), D[i].get(), got.size() * 2, cudaMemcpyDeviceToHost);
+    EXPECT_EQ(std::memcmp(got.data(), ref.data(), got.size() * 2), 0) << "stream " << i;
+  }
+  for (int i = 0; i <= kStreams; ++i) cudaEventDestroy(done[i]), cudaStreamDestroy(st[i]);
 }
 
 // best launches every kernel as a programmatic dependent launch: it may start while the previous kernel on the
