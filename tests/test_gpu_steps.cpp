@@ -783,6 +783,12 @@ TEST(StreamK, ConcurrentStreamsFinish) {
   LADDER_REQUIRE_HOPPER_GPU("h11 ");
   constexpr int64_t M = 256, N = 4096, K = 14336;  // 16 tiles of 256×256 cut into pieces (SplitTilesMatchReferences)
   constexpr int64_t m = 16, n = 4096, k = 4096;     // small-M, on the third stream
+  if (dev.sms == 132) {  // the grids under test spin on stream-K's flags
+    const auto [r, trace] = traced_check("h11", M, N, K, 30, detail::tuning());
+    const size_t at = trace.find("stream-K tiles ");
+    ASSERT_NE(at, std::string::npos) << trace;
+    ASSERT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
+  }
   harness::DeviceBuffer<__half> A(M * K), B(N * K), Dref(M * N), a(m * k), b(n * k), d(m * n);
   harness::fill_random(A.get(), A.size(), 31, nullptr);
   harness::fill_random(B.get(), B.size(), 32, nullptr);
