@@ -77,18 +77,19 @@ knob_ab() {
 # best's check suites (2 seeds) and the small-M suite through h12, h13 and best: one line each.
 check_suites() {
   local su
-  for su in sweep decode standard fewtile; do
+  for su in sweep decode standard fewtile prefill; do
     T 100 "$B/ladder" check --steps best --suite $su --seeds 2 > "$L/check-$su.log" 2>&1; echo "check $su: $(tail -1 "$L/check-$su.log")"
   done
   T 150 "$B/ladder" check --steps h12,h13,best --suite smallm --seeds 2 > "$L/check-smallm.log" 2>&1; tail -1 "$L/check-smallm.log"
 }
-# The decode, few-tile and standard suites benched with the same-run floor (CSVs in $OUT); $1: target ms a shape. The
+# The decode, few-tile, standard and prefill suites benched with the same-run floor (CSVs in $OUT); $1: target ms a shape. The
 # decode suite also isolated (pdl=0: no overlap with the call before; scripts/decode_report.py's "isolated" column).
 bench_suites() {
   local O="--target-ms ${1:-60} --warmup-ms 30"
   T 280 "$B/ladder" bench --steps best --suite decode --tune ";pdl=0" $O --csv "$OUT/bench-decode.csv" > "$L/bench-decode.log" 2>&1
   T 60 "$B/ladder" bench --steps best --suite fewtile $O --csv "$OUT/bench-fewtile.csv" > "$L/bench-fewtile.log" 2>&1
   T 100 "$B/ladder" bench --steps best --suite standard $O --csv "$OUT/bench-standard.csv" > "$L/bench-standard.log" 2>&1
+  T 150 "$B/ladder" bench --steps best --suite prefill $O --csv "$OUT/bench-prefill.csv" > "$L/bench-prefill.log" 2>&1
   tail -7 "$L/bench-fewtile.log" | cut -c1-110
 }
 # The full GPU test suite under a timeout of $1 s (default 240): its PASSED/FAILED lines.

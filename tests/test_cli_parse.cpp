@@ -39,6 +39,10 @@ TEST(CliParse, Shapes) {
   auto prod = make_shapes({128, 256}, {384}, {64, 128});
   EXPECT_EQ(prod.size(), 4u);
   EXPECT_EQ(suite("standard").size(), 13u);
+  const auto prefill = suite("prefill");  // 14 layers × 128, 256, 384, 512 tokens, none of them in the decode suite
+  EXPECT_EQ(prefill.size(), 56u);
+  for (const Shape& s : prefill)
+    for (const Shape& d : suite("decode")) EXPECT_FALSE(s.M == d.M && s.N == d.N && s.K == d.K) << s.M << "x" << s.N << "x" << s.K;
   const auto sweep = suite("sweep");
   EXPECT_GE(sweep.size(), 200u);
   for (const Shape& s : sweep) EXPECT_TRUE(s.M >= 1 && s.N >= 1 && s.K >= 1);

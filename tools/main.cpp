@@ -50,7 +50,7 @@ void add_shape_options(CLI::App* cmd, ShapeArgs& a) {
   cmd->add_option("--n", a.n, "N values (default: square shapes from --m)");
   cmd->add_option("--k", a.k, "K values (default: square shapes from --m)");
   cmd->add_option("--shapes", a.shapes, "explicit shapes, e.g. 4096x4096x4096,8191x8191x8191");
-  cmd->add_option("--suite", a.suite_name, "a named shape set: check, bench, standard, sweep, decode, fewtile, smallm");
+  cmd->add_option("--suite", a.suite_name, "a named shape set: check, bench, standard, sweep, decode, fewtile, prefill, smallm");
 }
 
 // Progress on a terminal only; CI logs stay clean.

@@ -133,6 +133,19 @@ std::vector<Shape> suite(const std::string& name) {
   }
   if (name == "fewtile")  // fewer tiles than about two waves
     return {{256, 8192, 8192}, {1536, 1536, 4096}, {2560, 2560, 2560}, {512, 4096, 4096}, {512, 14336, 4096}};
+  if (name == "prefill") {
+    // Other models' layers (N×K) at 128-512 tokens: where best was weakest off the Llama-3 suites (eighteenth and
+    // thirty-second sessions: 0.67-0.83× at 384 tokens). Llama-3.2-1B, Llama-3.2-3B, Qwen2.5-7B, Phi-3-mini.
+    const std::vector<std::pair<int64_t, int64_t>> layers = {
+        {2048, 2048}, {512, 2048},  {8192, 2048},  {2048, 8192},    // 1B: q/o, k/v, gate/up, down
+        {3072, 3072}, {1024, 3072}, {8192, 3072},  {3072, 8192},    // 3B
+        {3584, 3584}, {512, 3584},  {18944, 3584}, {3584, 18944},   // Qwen2.5-7B
+        {9216, 3072}, {16384, 3072}};                               // Phi-3-mini: fused q/k/v, fused gate+up
+    std::vector<Shape> out;
+    for (int64_t m : {128, 256, 384, 512})
+      for (const auto& [n, k] : layers) out.push_back({m, n, k});
+    return out;
+  }
   if (name == "smallm") {
     // ≥ 300 shapes with M from 1 to 512 for the small-M kernels: primes, odd N and K, K % 8 != 0 (best pads).
     std::vector<Shape> out;
@@ -150,7 +163,7 @@ std::vector<Shape> suite(const std::string& name) {
     }
     return out;
   }
-  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard, sweep, decode, fewtile, smallm)");
+  throw std::invalid_argument("unknown suite '" + name + "' (check, bench, standard, sweep, decode, fewtile, prefill, smallm)");
 }
 
 std::vector<std::string> select_steps(const std::string& text) {
