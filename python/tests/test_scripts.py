@@ -405,3 +405,33 @@ def test_ncu_raw_gives_each_side_its_medians(tmp_path, capsys):
     empty = tmp_path / "empty.csv"
     empty.write_text("==ERROR== the profiler failed\n")
     assert ncu_raw.main(["ncu_raw.py", str(empty), "x"]) == 1
+
+
+def test_prefill_report_tables_the_suite_and_writes_the_readme_block(tmp_path):
+    import csv as csvmod
+
+    import prefill_report
+    cols = ["step", "m", "n", "k", "median_ms", "cublas_median_ms", "ratio_to_cublas", "status", "gpu", "commit", "date",
+            "tune"]
+    path = tmp_path / "prefill.csv"
+    with open(path, "w", newline="") as f:
+        w = csvmod.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for m, ratio, tune in ((128, 1.25, ""), (384, 0.8, ""), (384, 2.0, "split=2")):  # a tuned row is left out
+            w.writerow(dict(step="best", m=m, n=3072, k=3072, median_ms=0.02, cublas_median_ms=0.02 * ratio,
+                            ratio_to_cublas=ratio, status="pass", gpu="NVIDIA H200", commit="abc",
+                            date="2026-12-06T00:00:00Z", tune=tune))
+    text = prefill_report.table(prefill_report.load(path))
+    assert "| 3.2-3B q/o 3072×3072 | 384 | 20.0 | 16.0 | 0.80 |" in text
+    assert "| 3.2-3B q/o 3072×3072 | 256 | — | — | — |" in text
+    assert "2 of 56 shapes: best against cuBLAS, geometric mean **1.00×**; by M 128 1.25, 384 0.80; 1 below 1.0×" in text
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{prefill_report.BEGIN}\nold\n{prefill_report.END}\nafter\n")
+    import sys
+    argv, sys.argv = sys.argv, ["prefill_report.py", str(path), "--readme", str(readme)]
+    try:
+        prefill_report.main()
+    finally:
+        sys.argv = argv
+    out = readme.read_text()
+    assert out.startswith("before\n") and out.endswith("after\n") and "old" not in out and "| 384 | 20.0 |" in out
