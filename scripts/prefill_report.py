@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import sys
 from pathlib import Path
+
+from decode_report import geomean
 
 BEGIN, END = "<!-- prefill-table:begin -->", "<!-- prefill-table:end -->"
 LAYERS = [(2048, 2048, "3.2-1B q/o"), (512, 2048, "3.2-1B k/v"), (8192, 2048, "3.2-1B gate/up"), (2048, 8192, "3.2-1B down"),
@@ -22,10 +23,6 @@ LAYERS = [(2048, 2048, "3.2-1B q/o"), (512, 2048, "3.2-1B k/v"), (8192, 2048, "3
           (3584, 3584, "Qwen2.5-7B q/o"), (512, 3584, "Qwen2.5-7B k/v"), (18944, 3584, "Qwen2.5-7B gate/up"),
           (3584, 18944, "Qwen2.5-7B down"), (9216, 3072, "Phi-3-mini qkv"), (16384, 3072, "Phi-3-mini gate+up")]
 MS = [128, 256, 384, 512]
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def load(path):

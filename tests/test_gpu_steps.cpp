@@ -60,6 +60,12 @@ TracedCheck traced_check(const char* step, int64_t M, int64_t N, int64_t K, uint
   return {std::move(r), std::move(trace)};
 }
 
+// The tiles a traced stream-K launch split ("stream-K tiles N" in the cooperative kernel's trace); -1 if none is traced.
+int split_tiles(const std::string& trace) {
+  const size_t at = trace.find("stream-K tiles ");
+  return at == std::string::npos ? -1 : std::atoi(trace.c_str() + at + 15);
+}
+
 // Square and not; every step gets at least one accepted shape.
 const std::vector<std::array<int64_t, 3>> kShapes = {
     {128, 128, 64}, {128, 128, 1024}, {256, 384, 512}, {384, 256, 192}, {1024, 1024, 1024}, {1920, 640, 320},
@@ -435,9 +441,7 @@ TEST(Cooperative, DeferredResidualPlacesEveryElement) {
       EXPECT_EQ(own_trace.find("deferred"), std::string::npos) << what << ": " << own_trace;
       EXPECT_NE(deferred_trace.find("stages 3 tma-store deferred-residual"), std::string::npos) << what << ": " << deferred_trace;
       if (fixup == 0) {
-        const size_t at = deferred_trace.find("stream-K tiles ");
-        ASSERT_NE(at, std::string::npos) << deferred_trace;
-        EXPECT_GT(std::atoi(deferred_trace.c_str() + at + 15), 0) << what << ": no tile was split: " << deferred_trace;
+        EXPECT_GT(split_tiles(deferred_trace), 0) << what << ": no tile was split: " << deferred_trace;
       }
       EXPECT_EQ(own, deferred) << what << ": the deferred residual differs from the consumers' own";
       EXPECT_FALSE(any_nan_or_inf(deferred, c.bf16)) << what << ": NaN or Inf in D (the poison left unwritten?)";
@@ -695,11 +699,7 @@ TEST(StreamK, OneCtaTileMatchesReferences) {
     EXPECT_EQ(r.status, harness::Status::pass) << c.M << "x" << c.N << "x" << c.K << ": " << r.reason;
     EXPECT_TRUE(r.deterministic) << c.M << "x" << c.N << "x" << c.K;
     if (c.forced || dev.sms == 132) EXPECT_NE(trace.find("cooperative 128x256 cluster 1"), std::string::npos) << trace;
-    if (c.split && dev.sms == 132) {
-      const size_t at = trace.find("stream-K tiles ");
-      ASSERT_NE(at, std::string::npos) << trace;
-      EXPECT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
-    }
+    if (c.split && dev.sms == 132) EXPECT_GT(split_tiles(trace), 0) << "no tile was split: " << trace;
   }
   // Only its plain copy is compiled: forced with a fused epilogue it is refused before anything launches.
   expect_plain_only("coop1", 640);
@@ -766,9 +766,7 @@ TEST(StreamK, SplitTilesMatchReferences) {
           EXPECT_NE(trace.find("cooperative 128x144 cluster 2"), std::string::npos) << trace;
           continue;
         }
-        const size_t at = trace.find("stream-K tiles ");
-        ASSERT_NE(at, std::string::npos) << trace;
-        EXPECT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
+        EXPECT_GT(split_tiles(trace), 0) << "no tile was split: " << trace;
       }
     }
   }
@@ -784,10 +782,8 @@ TEST(StreamK, ConcurrentStreamsFinish) {
   constexpr int64_t M = 256, N = 4096, K = 14336;  // 16 tiles of 256×256 cut into pieces (SplitTilesMatchReferences)
   constexpr int64_t m = 16, n = 4096, k = 4096;     // small-M, on the third stream
   if (dev.sms == 132) {  // the grids under test spin on stream-K's flags
-    const auto [r, trace] = traced_check("h11", M, N, K, 30, detail::tuning());
-    const size_t at = trace.find("stream-K tiles ");
-    ASSERT_NE(at, std::string::npos) << trace;
-    ASSERT_GT(std::atoi(trace.c_str() + at + 15), 0) << "no tile was split: " << trace;
+    ASSERT_GT(split_tiles(traced_check("h11", M, N, K, 30, detail::tuning()).trace), 0) << "h11 did not split " << M
+                                                                                       << "x" << N << "x" << K;
   }
   harness::DeviceBuffer<__half> A(M * K), B(N * K), Dref(M * N), a(m * k), b(n * k), d(m * n);
   harness::fill_random(A.get(), A.size(), 31, nullptr);

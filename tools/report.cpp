@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <utility>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "ladder/ladder.hpp"
 
@@ -91,6 +92,16 @@ struct ShapeRng {
 };
 }  // namespace
 
+namespace {
+// Every layer (N×K) at every token count M, M outermost.
+std::vector<Shape> at_tokens(std::initializer_list<int64_t> ms, const std::vector<std::pair<int64_t, int64_t>>& layers) {
+  std::vector<Shape> out;
+  for (int64_t m : ms)
+    for (const auto& [n, k] : layers) out.push_back({m, n, k});
+  return out;
+}
+}  // namespace
+
 std::vector<Shape> suite(const std::string& name) {
   if (name == "check")
     return {{128, 128, 64},    {128, 128, 1024},  {256, 384, 512},   {384, 256, 192},  {1024, 1024, 1024},
@@ -126,10 +137,7 @@ std::vector<Shape> suite(const std::string& name) {
     const std::vector<std::pair<int64_t, int64_t>> layers = {
         {4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096},   // 8B: q/o, k/v, gate/up, down, lm_head
         {8192, 8192}, {1024, 8192}, {28672, 8192}, {8192, 28672}};                   // 70B
-    std::vector<Shape> out;
-    for (int64_t m : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
-      for (const auto& [n, k] : layers) out.push_back({m, n, k});
-    return out;
+    return at_tokens({1, 2, 4, 8, 16, 32, 64, 128, 256, 512}, layers);
   }
   if (name == "fewtile")  // fewer tiles than about two waves
     return {{256, 8192, 8192}, {1536, 1536, 4096}, {2560, 2560, 2560}, {512, 4096, 4096}, {512, 14336, 4096}};
@@ -141,10 +149,7 @@ std::vector<Shape> suite(const std::string& name) {
         {3072, 3072}, {1024, 3072}, {8192, 3072},  {3072, 8192},    // 3B
         {3584, 3584}, {512, 3584},  {18944, 3584}, {3584, 18944},   // Qwen2.5-7B
         {9216, 3072}, {16384, 3072}};                               // Phi-3-mini: fused q/k/v, fused gate+up
-    std::vector<Shape> out;
-    for (int64_t m : {128, 256, 384, 512})
-      for (const auto& [n, k] : layers) out.push_back({m, n, k});
-    return out;
+    return at_tokens({128, 256, 384, 512}, layers);
   }
   if (name == "smallm") {
     // ≥ 300 shapes with M from 1 to 512 for the small-M kernels: primes, odd N and K, K % 8 != 0 (best pads).
@@ -230,10 +235,6 @@ std::string csv_row(const BenchRow& r, const RunInfo& info) {
     return q + "\"";
   };
   return std::string(buf) + more + quoted(r.tune) + "," + quoted(b.kernel);
-}
-
-void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info) {
-  CsvWriter(path, info).append(rows);
 }
 
 CsvWriter::CsvWriter(const std::string& path, RunInfo info) : path_(path), info_(std::move(info)), f_(path) {

@@ -41,7 +41,6 @@ struct BenchRow {
 
 std::string csv_header();
 std::string csv_row(const BenchRow& row, const RunInfo& info);
-void write_csv(const std::string& path, const std::vector<BenchRow>& rows, const RunInfo& info);  // throws
 // The bench's CSV written as it goes: the header when opened (a bad path fails before anything runs), then each
 // shape's rows as they are measured, flushed, so a run cut short (a timeout, a stall) leaves what it measured and
 // shows where it stopped. Throws std::runtime_error when the file cannot be written.
