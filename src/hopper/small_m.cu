@@ -34,6 +34,7 @@ std::string describe(const detail::Problem& p, bool pdl) {
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
          (pl.push ? " (cluster, partials pushed to their owners by bulk copy), " : " (cluster, DSMEM reduction), ") +
+         (pl.even ? "up to " + std::to_string(pl.even) + " tiles a cluster, their K-tiles shared evenly, " : "") +
          (pl.mcast > 1 ? "each weight stage multicast to 2 token tiles, " : "") +
          std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
          " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "") +

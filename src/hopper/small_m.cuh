@@ -35,6 +35,7 @@
 #include "device/pipeline.hpp"
 #include "device/split_reduce.hpp"
 #include "device/smem.cuh"
+#include "device/even_split.hpp"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/families.hpp"
@@ -54,10 +55,15 @@ namespace cg = cooperative_groups;
 // MCAST: token tiles a cluster holds, each weight stage multicast to them (2: the two-consumer tiles and the 64×64
 // tile only; a compile-time choice, so that the other kernels are the code they were: a run-time switch slowed the
 // 1-16-token streams by 1-4 %, H100, dev/2026-12-05-s29/call12-h100/).
-template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1>
+// EVEN: the even split (LADDER_TUNE even=<t>; device/even_split.hpp): a cluster's K split runs over several tiles'
+// K-tiles end to end, each CTA keeping a partial of each of the (at most two) tiles its range touches. Compiled for the
+// tiles of up to 32 tokens only (one consumer, no multicast, the owners pull).
+template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1, bool EVEN_ = false>
 struct Config {
   using Elem = T;
   static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_, MCAST = MCAST_;
+  static constexpr bool EVEN = EVEN_;
+  static_assert(!EVEN || (CONSUMERS == 1 && N_TOK <= 32 && MCAST == 1), "the even split: one consumer, <= 32 tokens");
   // The tiles compiled with a multicast copy: each CTA of the pair loads one of a stage's two weight boxes (the
   // consumers' 64-row halves, or the 64-row tile's two 32-row halves) into both rings.
   static constexpr bool kCanMulticast = CONSUMERS == 2 || N_TOK == 64;
@@ -82,7 +88,9 @@ struct Config {
   static constexpr size_t smem_bytes(int stages) {
     return static_cast<size_t>(stages) * (kStageBytes + kStageBarrierBytes) + kSlackBytes;
   }
-  static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
+  // The ring holds the partial tiles after the mainloop: one, or two with the even split (slots 0 and 1).
+  static constexpr int kPartials = EVEN ? 2 : 1;
+  static constexpr int min_stages() { return std::max<int>(2, (kPartials * kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
 // NOTE: a field added at the end of Args (a measurement knob's int, thirtieth session) changed the code of every small-M
@@ -150,13 +158,17 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int rank = MCAST > 1 ? crank % split : crank, pair = MCAST > 1 ? crank / split : 0, base = pair * split;
   const uint32_t peer = static_cast<uint32_t>((1 - pair) * split + rank);
 
-  // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range.
+  // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range. With the
+  // even split (EVEN), the cluster's tiles start at out0 and the range is in units of their K-tiles end to end.
   const int token0 = static_cast<int>(blockIdx.x / split) * N_TOK;
   const int out_tile = args.half ? HALF_ROWS : W_ROWS;
-  const int out0 = static_cast<int>(blockIdx.y) * out_tile;
-  const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
   const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
-  const int kb = rank * k_tiles / split, ke = (rank + 1) * k_tiles / split;
+  const int cy = static_cast<int>(blockIdx.y);
+  const EvenSplit even{(args.out_cols + out_tile - 1) / out_tile, static_cast<int>(gridDim.y), k_tiles, split};
+  const int out0 = (Cfg::EVEN ? even.first(cy) : cy) * out_tile;
+  const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
+  const int kb = Cfg::EVEN ? even.begin(cy, rank) : rank * k_tiles / split;
+  const int ke = Cfg::EVEN ? even.end(cy, rank) : (rank + 1) * k_tiles / split;
   // The last token tile loads only its rows (tmap_x_tail's box), and its stages expect that many bytes.
   const bool tail = token0 + N_TOK >= args.M;
   const uint32_t stage_bytes = tail ? args.stage_bytes_tail : args.stage_bytes;
@@ -196,19 +208,25 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       const uint16_t both = static_cast<uint16_t>((1u << (base + rank)) | (1u << peer));
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
+        int row0 = w_row0, row1 = w_row1;
+        if constexpr (Cfg::EVEN) {  // unit kt: K-tile kt % k_tiles of the cluster's tile kt / k_tiles
+          const int j = kt / k_tiles;
+          row0 += j * out_tile, row1 += j * out_tile, kt -= j * k_tiles;
+        }
         if constexpr (MCAST > 1) {
-          tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? w_row1 : w_row0, &full_bar[st],
+          tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? row1 : row0, &full_bar[st],
                                 both);
         } else if (args.l2evict) {  // (the multicast weight load carries no L2 cache hint)
-          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
+          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, row0, &full_bar[st], evict_first);
           if (!args.one_w_box)
-            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
+            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, row1, &full_bar[st], evict_first);
         } else {
-          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
-          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
+          tma_load_2d(w, &tmap_w, kt * BLK_K, row0, &full_bar[st]);
+          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, row1, &full_bar[st]);
         }
       };
       auto load_x = [&](int kt, int st) {
+        if constexpr (Cfg::EVEN) kt %= k_tiles;
         tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
                     &full_bar[st]);
       };
@@ -252,46 +270,105 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const RingDescriptor ring_w(W + wg * WGMMA_M * BLK_K, Cfg::kWBytes), ring_x(X, Cfg::kXBytes);
     RingState read{static_cast<uint32_t>(stages)};
     uint32_t prev_stage = 0;
-    for (int i = kb; i < ke; ++i) {
-      mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
-      sm90::wgmma_fence();
-      const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
+    if constexpr (Cfg::EVEN) {
+      // K-tiles (units) [i0, i1) into `to`: the range's first k16 slices overwrite its sets. The stage before is released
+      // once the next one's wgmmas are issued, across the even split's two pieces too.
+      auto mainloop = [&](float (&to)[NACC][N_TOK / 2], int i0, int i1) {
+        for (int i = i0; i < i1; ++i) {
+          mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
+          sm90::wgmma_fence();
+          const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
 #pragma unroll
-      for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
-                                     sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
-                                     (i > kb || k >= NACC) ? 1 : 0);
-      sm90::wgmma_commit_group();
-      sm90::wgmma_wait_group<1>();
-      if (i > kb && threadIdx.x % 32 == 0) {
-        mbarrier_arrive(&empty_bar[prev_stage]);
-        if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
+          for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+            sm90::wgmma_m64k16<N_TOK, T>(to[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
+                                         sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
+                                         (i > i0 || k >= NACC) ? 1 : 0);
+          sm90::wgmma_commit_group();
+          sm90::wgmma_wait_group<1>();
+          if (i > kb && threadIdx.x % 32 == 0) {
+            mbarrier_arrive(&empty_bar[prev_stage]);
+            if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
+          }
+          prev_stage = read.stage;
+          read.advance();
+        }
+      };
+      // The sets summed into set 0; an empty range (K < split·64, or the even split's second piece) contributes zeros.
+      auto combine = [&](float (&from)[NACC][N_TOK / 2], bool empty) {
+#pragma unroll
+        for (int a = 1; a < NACC; ++a)
+#pragma unroll
+          for (int i = 0; i < N_TOK / 2; ++i) from[0][i] += from[a][i];
+        if (empty)
+#pragma unroll
+          for (int i = 0; i < N_TOK / 2; ++i) from[0][i] = 0.0f;
+      };
+      // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
+      // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
+      const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
+      auto to_partial = [&](float* P, const float (&acc)[N_TOK / 2]) {
+#pragma unroll
+        for (int j = 0; j < N_TOK / 8; ++j)
+#pragma unroll
+          for (int v = 0; v < 4; ++v)
+            P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
+      };
+      // Two pieces: [kb, cut) of the tile the range starts in (slot 0), [cut, ke) of the next (slot 1), each in its own
+      // accumulators, the two partials one after the other in the idle ring.
+      float next[NACC][N_TOK / 2];
+      const int cut = even.cut(cy, rank);
+      mainloop(accs, kb, cut);
+      mainloop(next, cut, ke);
+      sm90::wgmma_wait_group<0>();
+#pragma unroll
+      for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]), sm90::fence_operand(next[a]);
+      combine(accs, kb == cut);
+      combine(next, cut == ke);
+      named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);  // the wgmmas have read the ring
+      to_partial(reinterpret_cast<float*>(smem), accs[0]);
+      to_partial(reinterpret_cast<float*>(smem) + N_TOK * S, next[0]);
+    } else {
+      for (int i = kb; i < ke; ++i) {
+        mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
+        sm90::wgmma_fence();
+        const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
+#pragma unroll
+        for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+          sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
+                                       sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
+                                       (i > kb || k >= NACC) ? 1 : 0);
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<1>();
+        if (i > kb && threadIdx.x % 32 == 0) {
+          mbarrier_arrive(&empty_bar[prev_stage]);
+          if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
+        }
+        prev_stage = read.stage;
+        read.advance();
       }
-      prev_stage = read.stage;
-      read.advance();
+      sm90::wgmma_wait_group<0>();
+#pragma unroll
+      for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
+      float (&acc)[N_TOK / 2] = accs[0];
+#pragma unroll
+      for (int a = 1; a < NACC; ++a)
+#pragma unroll
+        for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
+      if (kb == ke)  // an empty K range (K < split·64) contributes zeros
+#pragma unroll
+        for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
+      // Both consumers' wgmmas have read the ring before either overwrites it with partials.
+      named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
+      // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
+      // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
+      float* P = reinterpret_cast<float*>(smem);
+      const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
+#pragma unroll
+      for (int j = 0; j < N_TOK / 8; ++j)
+#pragma unroll
+        for (int v = 0; v < 4; ++v)
+          P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
     }
-    sm90::wgmma_wait_group<0>();
-#pragma unroll
-    for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
-    float (&acc)[N_TOK / 2] = accs[0];
-#pragma unroll
-    for (int a = 1; a < NACC; ++a)
-#pragma unroll
-      for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
-    if (kb == ke)  // an empty K range (K < split·64) contributes zeros
-#pragma unroll
-      for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
-    // Both consumers' wgmmas have read the ring before either overwrites it with partials.
-    named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
-    // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
-    // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
-    float* P = reinterpret_cast<float*>(smem);
-    const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
-#pragma unroll
-    for (int j = 0; j < N_TOK / 8; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; ++v)
-        P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
     if (args.push) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the bulk copies below read P
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
@@ -303,14 +380,15 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
   // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
   // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
-  const bool lone = split == 1 && MCAST == 1 && args.lone_sync;
-  const bool push = !lone && args.push;
+  const bool lone = !Cfg::EVEN && split == 1 && MCAST == 1 && args.lone_sync;
+  const bool push = !Cfg::EVEN && !lone && args.push;  // the even split's owners pull
   // The tile's (token, 4 columns) groups: this CTA owns [lo, hi) of them, which it sums over all CTAs of the cluster
   // in rank order and writes through the epilogue.
   const float* P = reinterpret_cast<const float*>(smem);
   const int groups = F == Fused::none ? W_ROWS / 4 : out_tile / 4;  // the plain copy has no SwiGLU: a constant
   const int rows = std::min(N_TOK, args.M - token0);
-  const int items = rows * groups;
+  // With the even split, the groups of every tile of the cluster, tile by tile.
+  const int tile_items = rows * groups, items = (Cfg::EVEN ? even.count(cy) : 1) * tile_items;
   const int lo = rank * items / split, hi = (rank + 1) * items / split;
   const bool up = F != Fused::none && args.half;  // SwiGLU: each group's up columns, HALF_ROWS further on
   // push: every CTA copies each owner's groups of its partial into the owner's receive area (past its own partial
@@ -363,8 +441,9 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 
   const int bytes = dtype_bytes(args.d);
   for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += Cfg::kThreads) {
-    const int m = it / groups, c = 4 * (it % groups);
-    const int col = out0 + c;
+    const int j = Cfg::EVEN ? it / tile_items : 0, in_tile = it - j * tile_items;  // EVEN: the cluster's tile j
+    const int m = in_tile / groups, c = 4 * (in_tile % groups);
+    const int col = out0 + j * out_tile + c;
     const int valid = std::min(4, args.out_cols - col);
     if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
@@ -378,6 +457,11 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     };
     if (push) {
       for (int q = 0; q < split; ++q) add(recv + q * slot_floats + slots.at(rank, it), 4 * slots.slot_items());
+    } else if constexpr (Cfg::EVEN) {  // tile j's ranks in order, the first's slot 1 where its range began before
+      const int q0 = even.first_rank(cy, j), q1 = even.last_rank(cy, j);
+      const float* first = cluster.map_shared_rank(P, q0) + even.first_slot(cy, j) * (N_TOK * S);
+      add(first + m * S + c, HALF_ROWS);
+      for (int q = q0 + 1; q <= q1; ++q) add(cluster.map_shared_rank(P, q) + m * S + c, HALF_ROWS);
     } else {
       for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, base + q)) + m * S + c, HALF_ROWS);
     }
@@ -425,6 +509,8 @@ struct Plan {
   size_t smem = 0;
   bool push = false;            // split > 1: the partials pushed to their owners by bulk copy (else the owners pull)
   int mcast = 1;                // token tiles a cluster holds, each weight stage multicast to them (1 or 2)
+  int even = 0;                 // the even split (LADDER_TUNE even): tiles a cluster at most; 0 = one tile a cluster
+  int64_t row_blocks = 0;       // the grid's y: the weight-row tiles, or with `even` the clusters along them
 };
 
 // The weights of a stage in one W_ROWS-row box (not two halves): the 64-row tiles, unless LADDER_TUNE wbox says
@@ -451,11 +537,13 @@ template <class F>
 void dispatch(const detail::Problem& p, F&& f) {
   int consumers = 1, n_tok = 8;
   tile_for(p, consumers, n_tok);
+  // LADDER_TUNE even: the even split where it is compiled (the 64-row tiles of up to 32 tokens); elsewhere no effect.
+  const bool even = detail::tuning().even > 0 && consumers == 1 && n_tok <= 32;
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8: return f.template operator()<Config<T, 1, 8>>();
-      case 16: return f.template operator()<Config<T, 1, 16>>();
-      case 32: return f.template operator()<Config<T, 1, 32>>();
+      case 8: return even ? f.template operator()<Config<T, 1, 8, 1, 1, true>>() : f.template operator()<Config<T, 1, 8>>();
+      case 16: return even ? f.template operator()<Config<T, 1, 16, 1, 1, true>>() : f.template operator()<Config<T, 1, 16>>();
+      case 32: return even ? f.template operator()<Config<T, 1, 32, 1, 1, true>>() : f.template operator()<Config<T, 1, 32>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
@@ -478,7 +566,8 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.consumers = Cfg::CONSUMERS;
   pl.n_tok = Cfg::N_TOK;
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
-  pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
+  pl.row_blocks = (p.out_cols() + out_tile - 1) / out_tile;
+  pl.tiles = pl.row_blocks * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = reinterpret_cast<const void*>(kernel_for<Cfg>(plain_copy(p)));
@@ -509,6 +598,33 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
       }
     }
   };
+  if constexpr (Cfg::EVEN) {
+    // The even split (LADDER_TUNE even=t; device/even_split.hpp): ⌈row tiles / t⌉ clusters of `split` CTAs (split=,
+    // else t + 1) along the weight rows, each token tile its own; the ring sized for the CTAs the busiest SM gets (cps=,
+    // else ⌈CTAs / SMs⌉, at most 8); every cluster's CTAs share its tiles' K-tiles evenly. No push, no multicast.
+    pl.even = tune.even;
+    const int64_t row_tiles = pl.row_blocks;
+    pl.row_blocks = (row_tiles + tune.even - 1) / tune.even;
+    pl.tiles = pl.row_blocks * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
+    const int split = tune.split > 0 ? tune.split : std::min(tune.even + 1, 16);
+    const EvenSplit sh{static_cast<int>(row_tiles), static_cast<int>(pl.row_blocks), static_cast<int>(k_tiles), split};
+    if (!sh.fits())
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+                  std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(tune.even) + " with split=" +
+                      std::to_string(split) + ": a cluster's tiles (at most " +
+                      std::to_string((row_tiles + pl.row_blocks - 1) / pl.row_blocks) +
+                      ") must not outnumber its CTAs, or a CTA's range could span three tiles");
+    if (split > 8) detail::allow_nonportable_cluster(kernel, step_id);
+    const int cps = static_cast<int>(std::clamp<int64_t>((pl.tiles * split + sms - 1) / sms, 1, 8));
+    size_for(tune.ctas_per_sm > 0 ? tune.ctas_per_sm : cps, split);
+    pl.ctas = pl.tiles * pl.split;
+    pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
+    if (pl.resident == 0)
+      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(tune.even) +
+                                                     " split=" + std::to_string(pl.split) + " with " +
+                                                     std::to_string(pl.stages) + " stages: no cluster fits");
+    return pl;
+  }
   // The stream's time is set by its busiest SM: measured 2026-12-01 (dev/2026-12-01-s5-split-any/), an SM
   // streams ~35 GB/s whether it holds one CTA or several, so t ≈ 4 µs + (CTAs on the busiest SM) × (bytes per
   // CTA) / 35 GB/s (1×4096×4096: 128 CTAs, 256 KB each: 11.8 µs; 1×8192×8192: 2 × 512 KB: 35.5 µs). In units of
@@ -689,7 +805,6 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
   const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
-  const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
@@ -697,13 +812,13 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
                   pdl && p.b_static ? 1 : 0, Cfg::MCAST == 1 && l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK),
                   stage_bytes(x_tail), lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
-                  static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
+                  static_cast<unsigned>(pl.row_blocks));
   if constexpr (Cfg::MCAST > 1) detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemPerSm - 1024, step_id);
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * Cfg::MCAST, pdl, step_id, tw, tx,
                            tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + (Cfg::MCAST > 1 ? " mcast 2" : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + (Cfg::MCAST > 1 ? " mcast 2" : "") + (pl.even ? " even " + std::to_string(pl.even) : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (args.push ? " push" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });
