@@ -1,7 +1,8 @@
-// mbarrier vocabulary shared by both ladders, over CCCL's cuda::ptx wrappers.
+// mbarrier vocabulary shared by both ladders, over CCCL's cuda::ptx wrappers (and the flag wait of stream-K's owners).
 // A phase completes when its pending arrivals and its tx-count both reach zero; try_wait.parity(p)
 // succeeds once the phase with parity p has completed (PTX ISA 9.7.13.15 "mbarrier").
 #pragma once
+#include <cuda/atomic>
 #include <cuda/ptx>
 
 #include <cstdint>
@@ -66,6 +67,27 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase, con
   } else {
     (void)name;
     while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+    }
+  }
+}
+
+// Blocks until another CTA sets `*flag` (release) to non-zero, then acquires what it wrote. The same debug-build timeout as
+// mbarrier_wait: a flag never set (a grid not resident at once, a lost store) traps with `name` and `who` (the worker
+// waited for) instead of hanging the GPU.
+template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>
+__device__ __forceinline__ void wait_flag_set(int* flag, const char* name, int who) {
+  cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
+  if constexpr (kTimeout) {
+    const long long start = clock64();
+    while (f.load(cuda::memory_order_acquire) == 0) {
+      if (clock64() - start > (10ll << 30)) {
+        printf("ladder: %s of worker %d never set (block %d thread %d)\n", name, who, blockIdx.x, threadIdx.x);
+        __trap();
+      }
+    }
+  } else {
+    (void)name, (void)who;
+    while (f.load(cuda::memory_order_acquire) == 0) {
     }
   }
 }

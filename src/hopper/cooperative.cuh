@@ -334,11 +334,7 @@ __global__ void __cluster_dims__(Cfg::CLUSTER_M, 1, 1) __launch_bounds__(Cfg::kT
         const int last = sk.sched.last_contributor(worker, piece.tile);
         for (int v = worker + 1; v <= last; ++v) {
           const int w = sk.rows > 0 ? v * sk.rows + worker_row : v;  // worker v's CTA of this tile row
-          if (leader) {
-            cuda::atomic_ref<int, cuda::thread_scope_device> flag(sk.flags[slot(w)]);
-            while (flag.load(cuda::memory_order_acquire) == 0) {
-            }
-          }
+          if (leader) wait_flag_set(&sk.flags[slot(w)], "stream-K flag", w);
           warpgroup_sync(bar_id);
           const float4* src = sk.partials + int64_t{slot(w)} * Cfg::kPartialFloat4s * kWarpgroupThreads;
 #pragma unroll
