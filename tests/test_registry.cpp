@@ -354,6 +354,7 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.bstatic, 0);
   EXPECT_EQ(d.split, 0);
   EXPECT_EQ(d.even, 0);  // small-M's whole-tile split (the even split is a tuning copy, thirty-third session)
+  EXPECT_EQ(detail::parse_tuning("even=auto").even, -1);  // the even split where the count model says it reads 5 % less
   EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
   EXPECT_EQ(d.defer, 2);  // the cooperative tile's activation and residual in epilogue warps unless defer=0

@@ -9,7 +9,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char*
     if constexpr (Cfg::kCanMulticast)
       if (pl.mcast == 2) return launch_cfg<typename Cfg::Multicast>(p, stream, pl, pdl, step_id);
     launch_cfg<Cfg>(p, stream, pl, pdl, step_id);
-  });
+  }, step_id);
 }
 
 namespace {

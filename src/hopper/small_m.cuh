@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -511,6 +512,7 @@ struct Plan {
   int mcast = 1;                // token tiles a cluster holds, each weight stage multicast to them (1 or 2)
   int even = 0;                 // the even split (LADDER_TUNE even): tiles a cluster at most; 0 = one tile a cluster
   int64_t row_blocks = 0;       // the grid's y: the weight-row tiles, or with `even` the clusters along them
+  double load = 0;              // the busiest SM's K-tiles (count model; LADDER_TUNE even=auto compares the plans by it)
 };
 
 // The weights of a stage in one W_ROWS-row box (not two halves): the 64-row tiles, unless LADDER_TUNE wbox says
@@ -532,18 +534,27 @@ auto kernel_for(bool plain) {
   return plain ? small_m_kernel<Cfg, Fused::none> : small_m_kernel<Cfg, Fused::any>;
 }
 
+template <class Cfg>
+Plan make_plan(const detail::Problem& p, const char* step_id);
+
 // Calls f.template operator()<Cfg>() with the configuration that serves this problem's dtype and M.
+// LADDER_TUNE even=<t>: the even split's copy where it is compiled (the 64-row tiles of up to 32 tokens; elsewhere no
+// effect); even=auto: there, where its busiest SM reads at least 5 % fewer K-tiles than the whole-tile plan's (Plan::load).
 template <class F>
-void dispatch(const detail::Problem& p, F&& f) {
+void dispatch(const detail::Problem& p, F&& f, const char* step_id = "small-M") {
   int consumers = 1, n_tok = 8;
   tile_for(p, consumers, n_tok);
-  // LADDER_TUNE even: the even split where it is compiled (the 64-row tiles of up to 32 tokens); elsewhere no effect.
-  const bool even = detail::tuning().even > 0 && consumers == 1 && n_tok <= 32;
+  const int even = consumers == 1 && n_tok <= 32 ? detail::tuning().even : 0;
+  auto row_tiles = [&]<class Whole, class Even>() {
+    if (even > 0 || (even < 0 && make_plan<Even>(p, step_id).load <= 0.95 * make_plan<Whole>(p, step_id).load))
+      return f.template operator()<Even>();
+    return f.template operator()<Whole>();
+  };
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8: return even ? f.template operator()<Config<T, 1, 8, 1, 1, true>>() : f.template operator()<Config<T, 1, 8>>();
-      case 16: return even ? f.template operator()<Config<T, 1, 16, 1, 1, true>>() : f.template operator()<Config<T, 1, 16>>();
-      case 32: return even ? f.template operator()<Config<T, 1, 32, 1, 1, true>>() : f.template operator()<Config<T, 1, 32>>();
+      case 8: return row_tiles.template operator()<Config<T, 1, 8>, Config<T, 1, 8, 1, 1, true>>();
+      case 16: return row_tiles.template operator()<Config<T, 1, 16>, Config<T, 1, 16, 1, 1, true>>();
+      case 32: return row_tiles.template operator()<Config<T, 1, 32>, Config<T, 1, 32, 1, 1, true>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
@@ -602,28 +613,49 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
     // The even split (LADDER_TUNE even=t; device/even_split.hpp): ⌈row tiles / t⌉ clusters of `split` CTAs (split=,
     // else t + 1) along the weight rows, each token tile its own; the ring sized for the CTAs the busiest SM gets (cps=,
     // else ⌈CTAs / SMs⌉, at most 8); every cluster's CTAs share its tiles' K-tiles evenly. No push, no multicast.
-    pl.even = tune.even;
-    const int64_t row_tiles = pl.row_blocks;
-    pl.row_blocks = (row_tiles + tune.even - 1) / tune.even;
-    pl.tiles = pl.row_blocks * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
-    const int split = tune.split > 0 ? tune.split : std::min(tune.even + 1, 16);
-    const EvenSplit sh{static_cast<int>(row_tiles), static_cast<int>(pl.row_blocks), static_cast<int>(k_tiles), split};
-    if (!sh.fits())
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT,
-                  std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(tune.even) + " with split=" +
-                      std::to_string(split) + ": a cluster's tiles (at most " +
-                      std::to_string((row_tiles + pl.row_blocks - 1) / pl.row_blocks) +
-                      ") must not outnumber its CTAs, or a CTA's range could span three tiles");
-    if (split > 8) detail::allow_nonportable_cluster(kernel, step_id);
-    const int cps = static_cast<int>(std::clamp<int64_t>((pl.tiles * split + sms - 1) / sms, 1, 8));
-    size_for(tune.ctas_per_sm > 0 ? tune.ctas_per_sm : cps, split);
-    pl.ctas = pl.tiles * pl.split;
-    pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
-    if (pl.resident == 0)
-      throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(tune.even) +
-                                                     " split=" + std::to_string(pl.split) + " with " +
-                                                     std::to_string(pl.stages) + " stages: no cluster fits");
-    return pl;
+    // even=auto: the t of 2-15 whose busiest SM reads the fewest K-tiles with every cluster resident at once and a ring
+    // of at least 4 stages (dispatch compares it with the whole-tile plan's load).
+    const int64_t row_tiles = pl.row_blocks, token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
+    const Plan base = pl;
+    auto try_even = [&](int t, bool asked) {  // pl := t tiles a cluster; false where that cannot run (asked: an error)
+      pl = base;
+      pl.even = t;
+      pl.row_blocks = (row_tiles + t - 1) / t;
+      pl.tiles = pl.row_blocks * token_tiles;
+      const int split = tune.split > 0 ? tune.split : std::min(t + 1, 16);
+      const EvenSplit sh{static_cast<int>(row_tiles), static_cast<int>(pl.row_blocks), static_cast<int>(k_tiles), split};
+      if (!sh.fits()) {
+        if (!asked) return false;
+        throw Error(LADDER_ERROR_INVALID_ARGUMENT,
+                    std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(t) + " with split=" +
+                        std::to_string(split) + ": a cluster's tiles (at most " +
+                        std::to_string((row_tiles + pl.row_blocks - 1) / pl.row_blocks) +
+                        ") must not outnumber its CTAs, or a CTA's range could span three tiles");
+      }
+      const int64_t per_sm = (pl.tiles * split + sms - 1) / sms;
+      if (!asked && per_sm > 8) return false;
+      if (split > 8) detail::allow_nonportable_cluster(kernel, step_id);
+      size_for(tune.ctas_per_sm > 0 ? tune.ctas_per_sm : static_cast<int>(std::clamp<int64_t>(per_sm, 1, 8)), split);
+      pl.ctas = pl.tiles * pl.split;
+      pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
+      if (pl.resident == 0 && asked)
+        throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(t) +
+                                                       " split=" + std::to_string(pl.split) + " with " +
+                                                       std::to_string(pl.stages) + " stages: no cluster fits");
+      if (!asked && (pl.resident < pl.ctas || pl.stages < std::max(4, Cfg::min_stages()))) return false;
+      const int64_t most = (row_tiles + pl.row_blocks - 1) / pl.row_blocks;  // tiles in the largest cluster
+      pl.load = static_cast<double>((pl.ctas + sms - 1) / sms) * static_cast<double>((most * k_tiles + pl.split - 1) / pl.split);
+      return true;
+    };
+    if (tune.even > 0) {
+      try_even(tune.even, true);
+      return pl;
+    }
+    Plan best = base;
+    best.load = std::numeric_limits<double>::infinity();
+    for (int t = 2; t <= 15; ++t)
+      if (try_even(t, false) && pl.load < best.load) best = pl;
+    return best;
   }
   // The stream's time is set by its busiest SM: measured 2026-12-01 (dev/2026-12-01-s5-split-any/), an SM
   // streams ~35 GB/s whether it holds one CTA or several, so t ≈ 4 µs + (CTAs on the busiest SM) × (bytes per
@@ -753,6 +785,12 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE split=" + std::to_string(pl.split) +
                                                    " with " + std::to_string(pl.stages) + " stages: no cluster fits");
+  // The busiest SM's K-tiles (the count model of even=auto): every CTA resident, the SM with the most; in waves, an even
+  // share (later waves fill the SMs that finish first: 28672×8192's 448 tiles in two waves measure 95 % of the floor
+  // where the resident count says 85 %).
+  const double k_per_cta = static_cast<double>((k_tiles + pl.split - 1) / pl.split);
+  pl.load = pl.ctas <= pl.resident ? static_cast<double>((pl.ctas + sms - 1) / sms) * k_per_cta
+                                   : static_cast<double>(pl.ctas) * k_per_cta / sms;
   return pl;
 }
 
@@ -826,7 +864,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
 
 inline Plan plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
-  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); });
+  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); }, step_id);
   return pl;
 }
 

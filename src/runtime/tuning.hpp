@@ -26,7 +26,9 @@
 //                                           even=<t> (small-M's even split, at <= 32 tokens only: t whole
 //                                           tiles a cluster, their K-tiles cut into `split` equal ranges,
 //                                           split >= t, default t + 1; an even share of the weights for
-//                                           every SM; device/even_split.hpp),
+//                                           every SM; device/even_split.hpp; even=auto: the t whose busiest
+//                                           SM reads fewest K-tiles, where that is >= 5 % fewer than the
+//                                           whole-tile plan's),
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
@@ -63,7 +65,7 @@ struct Tuning {
   int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
-  int even = 0;         // small-M at <= 32 tokens: tiles a cluster whose K-tiles its CTAs share evenly (device/even_split.hpp); 0 = off
+  int even = 0;         // small-M at <= 32 tokens: tiles a cluster whose K-tiles its CTAs share evenly (device/even_split.hpp); 0 = off; -1 = auto
   int post = 4;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = pulled; 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16 (default)
   int defer = 2;        // the cooperative 128x256 tile: 2 = an activation or the residual in epilogue warps beside the mainloop (default); 1 = the activation only; 0 = neither
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
