@@ -11,8 +11,8 @@
 #                  build/timeout/ladder (it is not for timing: its waits are calls, which serialize the wgmmas). Worst
 #                  case, every round cut by its timeout: ~420 s.
 #   GROUPS_=even   small-M's even split (LADDER_TUNE even=<t>; device/even_split.hpp), prepared without a device: its
-#                  GPU tests, the sanitizers, `check` of the decode suite under even=7 (it applies at <= 32 tokens),
-#                  then flushed against best's pick, two rounds. Predicted (busiest-SM count, notes): 14336×4096 at
+#                  GPU tests, the sanitizers, `check` of the decode suite under even=7 and even=auto (they apply at
+#                  <= 32 tokens); GROUPS_=evenab: flushed against best's pick, two rounds. Predicted (busiest-SM count, notes): 14336×4096 at
 #                  1-32 tokens 31.5-32.9 → ~28.5-29.5 µs with even=7 (seven tiles a cluster of eight: the busiest SM
 #                  112 K-tiles where it reads 128 today; the floor 28.5); even=15,split=16 (120 K-tiles) between;
 #                  even=3 (split 4, three CTAs an SM: 144) slower: the control. 28672×8192, where waves already even
@@ -65,6 +65,8 @@ P
         LADDER_TUNE=even=$v T 100 "$B/ladder" check --steps best --suite decode --seeds 2 > "$L/check-decode-even$v.log" 2>&1
         echo "check decode under even=$v: $(tail -1 "$L/check-decode-even$v.log")"
       done
+      ;;
+    evenab)
       ab even "1x14336x4096,4x14336x4096,8x14336x4096,16x14336x4096,32x14336x4096,1x28672x8192,16x28672x8192,8x4096x4096" \
         ";even=auto;even=7;even=15,split=16,cps=2;even=3"
       LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 8192x8192 28672x8192" ab even-auto "$(shapes "1 8 16 32")" ";even=auto" ;;
