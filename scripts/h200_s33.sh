@@ -19,6 +19,8 @@
 #                  out (95 % of the floor), within ±2 %. even=auto (the count model's t where it reads >= 5 % less
 #                  than the whole-tile plan; on the H200's plans that is 14336×4096's rows) then over the decode
 #                  layers at 1-32 tokens: predicted the same as auto wherever it keeps whole tiles.
+#   GROUPS_=cublasncu  ncu's launch statistics of cuBLAS's kernels at 384-512 tokens on 1024-4096-wide layers and at
+#                  128×8192×8192: tiles, grid, cluster and split, before building anything for the mid-M gap.
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
@@ -70,6 +72,16 @@ P
       ab even "1x14336x4096,4x14336x4096,8x14336x4096,16x14336x4096,32x14336x4096,1x28672x8192,16x28672x8192,8x4096x4096" \
         ";even=auto;even=7;even=15,split=16,cps=2;even=3"
       LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 8192x8192 28672x8192" ab even-auto "$(shapes "1 8 16 32")" ";even=auto" ;;
+    cublasncu)
+      # cuBLAS's kernels (name, grid, block, cluster, duration) at the off-suite shapes where best is 0.67-0.76× (README,
+      # "Outside the suites") and at the decode suite's rows under 1.0×: which tiles and split before anything is built.
+      local sh
+      for sh in 384x3072x4096 512x3072x4096 384x4096x14336 384x2048x2048 256x2048x4096 128x8192x8192 256x1024x8192 512x1024x4096; do
+        T 120 ncu --clock-control none --section LaunchStats --section SpeedOfLight -k "regex:nvjet|sm90|gemm|splitK|reduce" \
+          --launch-skip 6 --launch-count 3 "$B/ladder" bench --steps best --shapes "$sh" --target-ms 1 --warmup-ms 1 \
+          > "$L/cublasncu-$sh.txt" 2>&1
+        echo "$sh: $(grep -E '^  [a-z_0-9]+.*\(|Grid Size|Block Size|Cluster Size|Duration' "$L/cublasncu-$sh.txt" | head -6 | tr -s ' ' | tr '\n' '|')"
+      done ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s32.sh" | grep -v "^== $1" ;;
   esac
 }
