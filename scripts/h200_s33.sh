@@ -12,9 +12,10 @@
 #                  case, every round cut by its timeout: ~420 s.
 #   GROUPS_=even   small-M's even split (LADDER_TUNE even=<t>; device/even_split.hpp), prepared without a device: its
 #                  GPU tests, the sanitizers, `check` of the decode suite under even=7 and even=auto (they apply at
-#                  <= 32 tokens); GROUPS_=evenab: flushed against best's pick, two rounds. Predicted (busiest-SM count, notes): 14336×4096 at
-#                  1-32 tokens 31.5-32.9 → ~28.5-29.5 µs with even=7 (seven tiles a cluster of eight: the busiest SM
-#                  112 K-tiles where it reads 128 today; the floor 28.5); even=15,split=16 (120 K-tiles) between;
+#                  <= 32 tokens); GROUPS_=evenab: flushed against best's pick, two rounds. Predicted (busiest-SM
+#                  count, notes): 14336×4096 at 1-32 tokens 31.5-32.9 → ~29.5-30.5 µs with even=7 (seven tiles a
+#                  cluster of eight: the busiest SM 112 K-tiles where it reads 128 today; the floor 28.5, and the
+#                  whole tiles already at 87-92 % of it); even=15,split=16 (120 K-tiles) between;
 #                  even=3 (split 4, three CTAs an SM: 144) slower: the control. 28672×8192, where waves already even
 #                  out (95 % of the floor), within ±2 %. even=auto (the count model's t where it reads >= 5 % less
 #                  than the whole-tile plan; on the H200's plans that is 14336×4096's rows) then over the decode
