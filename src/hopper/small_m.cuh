@@ -329,6 +329,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       to_partial(reinterpret_cast<float*>(smem), accs[0]);
       to_partial(reinterpret_cast<float*>(smem) + N_TOK * S, next[0]);
     } else {
+      // The mainloop above, written out: through the lambda this copy's SASS changes (scripts/sass_compare.py: every
+      // small-M kernel differs), and these kernels measured sensitive to their code's shape (see Args).
       for (int i = kb; i < ke; ++i) {
         mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
         sm90::wgmma_fence();
