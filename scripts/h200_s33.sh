@@ -73,6 +73,15 @@ P
       ab even "1x14336x4096,4x14336x4096,8x14336x4096,16x14336x4096,32x14336x4096,1x28672x8192,16x28672x8192,8x4096x4096" \
         ";even=auto;even=7;even=15,split=16,cps=2;even=3"
       LAYERS="4096x4096 1024x4096 14336x4096 4096x14336 8192x8192 28672x8192" ab even-auto "$(shapes "1 8 16 32")" ";even=auto" ;;
+    evenslack)
+      # call 2 (H100): even=7 ran 53.6 against 41.3 µs at 1×14336×4096 with 240 of its 256 CTAs resident (clusters of 8
+      # at two CTAs an SM leave 24 slots unused). With the ring sized for three or four an SM every cluster fits; what
+      # the placement then gives the busiest SM is what this measures, with the whole tiles at the same depth beside.
+      ab evenslack "1x14336x4096,8x14336x4096,16x14336x4096,32x14336x4096" ";even=7,cps=3;cps=3;even=7,cps=4;even=3,cps=4" ;;
+    prefill)
+      T 200 "$B/ladder" bench --steps best --suite prefill --target-ms 30 --warmup-ms 20 --csv "$OUT/bench-prefill.csv" \
+        > "$L/bench-prefill.log" 2>&1
+      tail -4 "$L/bench-prefill.log" | cut -c1-150 ;;
     cublasncu)
       # cuBLAS's kernels (name, grid, block, cluster, duration) at the off-suite shapes where best is 0.67-0.76× (README,
       # "Outside the suites") and at the decode suite's rows under 1.0×: which tiles and split before anything is built.
