@@ -82,6 +82,16 @@ P
       T 200 "$B/ladder" bench --steps best --suite prefill --target-ms 30 --warmup-ms 20 --csv "$OUT/bench-prefill.csv" \
         > "$L/bench-prefill.log" 2>&1
       tail -4 "$L/bench-prefill.log" | cut -c1-150 ;;
+    tok80)
+      # small-M's 80-token tile (LADDER_TUNE tok=80, a tuning copy): cuBLAS's token tile at 384 tokens (call 2's ncu,
+      # without its 4-CTA cluster sharing the tokens). Its tests, then forced against 96 and 128, two rounds. Predicted
+      # where each SM's intake (~73 GB/s an SM on the H100) bounds the time: 384×3072×4096 28.6 → ~25.6 µs (120 CTAs of
+      # 208 rows a K-tile against 72 of 256), 384×2048×2048 13.0 → ~11.7; where L2's total output bounds it (s19: the
+      # 96-token tile lost at 384×3584×3584, its weights read 4 times against 3), 80 (5 times) loses.
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.FittedTokenTiles*' > "$L/tests-tok80.log" 2>&1
+      grep -E "OK \]|FAILED|Failure" -A3 "$L/tests-tok80.log" | head -8
+      ab tok80 "384x3072x4096,384x2048x2048,320x3072x4096,384x1536x4096,384x3584x3584,512x3072x4096,400x3072x3072,352x2048x4096" \
+        ";kernel=small_m,tok=80;kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
     cublasncu)
       # cuBLAS's kernels (name, grid, block, cluster, duration) at the off-suite shapes where best is 0.67-0.76× (README,
       # "Outside the suites") and at the decode suite's rows under 1.0×: which tiles and split before anything is built.

@@ -712,7 +712,7 @@ TEST(CoopFit, BestPicksTheFittedTile) {
 }
 
 // The small-M kernel's fitted token tiles above 64 tokens (small_m::fitted_tokens): 128×96 and 128×64, as best picks
-// them on the H200's 132 SMs and forced (LADDER_TUNE tok=) on ragged shapes (a short last token tile, odd N, K % 8 ≠ 0
+// them on the H200's 132 SMs, and 128×80 (a tuning copy), forced (LADDER_TUNE tok=) on ragged shapes (a short last token tile, odd N, K % 8 ≠ 0
 // through best's padding), each checked (poisoned D, cuBLAS and CPU references, a bit-identical rerun). A layer of at
 // most 1/16 of the SMs in 128-row tiles keeps its 64×64 tiles at 65-128 tokens whatever tok says (tile_for); up to 512
 // tokens, 64×64 tiles that fit one wave with K ≤ 4096 are best's own pick unless tok is set, but for 128×64 where they
@@ -731,7 +731,9 @@ TEST(SmallM, FittedTokenTilesMatchReferences) {
                                    {385, 3072, 8192, 96, "small-M 128x96"}, {130, 2000, 4100, 64, "small-M 128x64"},
                                    {500, 1000, 1000, 64, "small-M 128x64"}, {70, 2056, 520, 96, "small-M 128x96"},
                                    {512, 1024, 4096, 0, "small-M 128x64"},  {500, 1000, 4000, 0, "small-M 128x64"},
-                                   {300, 1000, 4000, 0, "small-M 64x64"},   {512, 1024, 2048, 0, "small-M 64x64"}};
+                                   {300, 1000, 4000, 0, "small-M 64x64"},   {512, 1024, 2048, 0, "small-M 64x64"},
+                                   {384, 3072, 4096, 80, "small-M 128x80"}, {333, 2000, 2056, 80, "small-M 128x80"},
+                                   {81, 1000, 4104, 80, "small-M 128x80"}};
   for (const Case& c : cases) {
     detail::Tuning t = saved;
     if (c.tok != 0) t.kernel = "small_m", t.tokens = c.tok;

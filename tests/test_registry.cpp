@@ -354,7 +354,8 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.bstatic, 0);
   EXPECT_EQ(d.split, 0);
   EXPECT_EQ(d.even, 0);  // small-M's whole-tile split (the even split is a tuning copy, thirty-third session)
-  EXPECT_EQ(detail::parse_tuning("even=auto").even, -1);  // the even split where the count model says it reads 5 % less
+  EXPECT_EQ(detail::parse_tuning("even=auto").even, -1);
+  EXPECT_EQ(detail::parse_tuning("tok=80").tokens, 80);  // small-M's 80-token tile (a tuning copy, thirty-third session)  // the even split where the count model says it reads 5 % less
   EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
   EXPECT_EQ(d.defer, 2);  // the cooperative tile's activation and residual in epilogue warps unless defer=0
@@ -363,7 +364,7 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
   EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners
   EXPECT_EQ(detail::parse_tuning("post=1").post, 1);  // pulled at every tile (post=4, pushed at <= 16 tokens, is the default)
-  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "even=1", "even=17", "even=x", "foo=1", "split",
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "even=1", "even=17", "even=x", "tok=72", "tok=100", "foo=1", "split",
                           "split=abc", "kernel="})
     EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

@@ -560,6 +560,7 @@ void dispatch(const detail::Problem& p, F&& f, const char* step_id = "small-M") 
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
+      case 80: return f.template operator()<Config<T, 2, 80>>();  // LADDER_TUNE tok=80 only (a tuning copy)
       case 96: return f.template operator()<Config<T, 2, 96>>();
       default: return f.template operator()<Config<T, 2, 128>>();
     }

@@ -4,7 +4,7 @@
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
 //                                           wg=<consumer warpgroups at 33-128 tokens; 1: 64-row tiles at any M>,
-//                                           tok=64|96|128 (small-M's token tile of 128 weight rows above 64 tokens),
+//                                           tok=64|80|96|128 (small-M's token tile of 128 weight rows above 64 tokens; 80: a tuning copy),
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           wbox=1|2 (small-M's weight boxes a stage),
@@ -62,7 +62,7 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 128 (0 = auto)
-  int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
+  int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 80, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
   int even = 0;         // small-M at <= 32 tokens: tiles a cluster whose K-tiles its CTAs share evenly (device/even_split.hpp); 0 = off; -1 = auto
