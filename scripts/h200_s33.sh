@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The thirty-third session's device calls, prepared without a device (docs/notes.md, "Thirty-third session"); other
-# groups run through h200_s32.sh and the earlier scripts (GROUPS_ as there, one at a time):
+# groups run through h200_s32.sh and the earlier scripts (GROUPS_ as there, one at a time). The even split and the
+# 80-token tile were measured slower on an H100 and removed from main: `even`, `evenab`, `evenslack` and `tok80` need a
+# binary built from branch wip/s33-even-tok80 (or main with docs/results/dev/2026-12-05-s33/even-tok80.patch applied).
 #   GROUPS_=stall  s32 call 7's stalled bench round, reproduced first thing on a fresh machine: the same 12 shapes and
 #                  candidates in the same order (forced small-M splits at 384×4096×14336 first, then kernel=coop), with
 #                  nvidia-smi sampling alongside (busy 100 %: a kernel never ends; 0 %: the host waits). First with

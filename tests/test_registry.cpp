@@ -320,7 +320,7 @@ TEST(Verification, ElementwiseBoundCatchesOneElementTheNormMisses) {
 // LADDER_TUNE: every key parses into its field; a bad key or value is an error, not a silent default.
 TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   const detail::Tuning t = detail::parse_tuning(
-      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,even=7,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=0,mc=2,resc=1,bstatic=1,trace=1");
+      "kernel=coop,split=4,fixup=3,cps=2,stages=8,wg=1,width=112,fitcl=1,xbox=1,post=0,defer=0,wb=0,pdl=0,l2promo=128,wbox=1,l2evict=1,relax=0,mc=2,resc=1,bstatic=1,trace=1");
   EXPECT_EQ(t.kernel, "coop");
   EXPECT_EQ(t.split, 4);
   EXPECT_EQ(t.fixup, 3);
@@ -330,7 +330,6 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(t.width, 112);
   EXPECT_EQ(t.fit_cluster, 1);
   EXPECT_EQ(t.xbox, 1);
-  EXPECT_EQ(t.even, 7);
   EXPECT_EQ(t.post, 0);
   EXPECT_EQ(t.defer, 0);
   EXPECT_EQ(t.wb, 0);
@@ -353,9 +352,6 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(d.resc, 0);
   EXPECT_EQ(d.bstatic, 0);
   EXPECT_EQ(d.split, 0);
-  EXPECT_EQ(d.even, 0);  // small-M's whole-tile split (the even split is a tuning copy, thirty-third session)
-  EXPECT_EQ(detail::parse_tuning("even=auto").even, -1);
-  EXPECT_EQ(detail::parse_tuning("tok=80").tokens, 80);  // small-M's 80-token tile (a tuning copy, thirty-third session)  // the even split where the count model says it reads 5 % less
   EXPECT_EQ(d.post, 4);  // small-M's partials pushed with token tiles of <= 16
   EXPECT_EQ(d.wb, 1);
   EXPECT_EQ(d.defer, 2);  // the cooperative tile's activation and residual in epilogue warps unless defer=0
@@ -364,7 +360,7 @@ TEST(Tuning, ParsesEveryKeyAndRejectsBadValues) {
   EXPECT_EQ(detail::parse_tuning("post=2").post, 2);  // the plain copy with cluster barriers (racecheck's probe)
   EXPECT_EQ(detail::parse_tuning("post=3").post, 3);  // small-M's partials pushed to their owners
   EXPECT_EQ(detail::parse_tuning("post=1").post, 1);  // pulled at every tile (post=4, pushed at <= 16 tokens, is the default)
-  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "even=1", "even=17", "even=x", "tok=72", "tok=100", "foo=1", "split",
+  for (const char* bad : {"split=0", "split=17", "cps=9", "l2promo=100", "l2promo=512", "wbox=0", "wbox=3", "relax=2", "relax=-1", "mc=0", "mc=3", "resc=2", "bstatic=2", "l2evict=2", "stages=1", "width=8", "width=100", "width=272", "xbox=2", "post=5", "defer=3", "wb=2", "pdl=2", "fitcl=0", "fitcl=3", "wg=0", "wg=3", "foo=1", "split",
                           "split=abc", "kernel="})
     EXPECT_THROW(detail::parse_tuning(bad), ladder::Error) << bad;
 }

@@ -9,7 +9,7 @@ void launch(const detail::Problem& p, cudaStream_t stream, bool pdl, const char*
     if constexpr (Cfg::kCanMulticast)
       if (pl.mcast == 2) return launch_cfg<typename Cfg::Multicast>(p, stream, pl, pdl, step_id);
     launch_cfg<Cfg>(p, stream, pl, pdl, step_id);
-  }, step_id);
+  });
 }
 
 namespace {
@@ -34,7 +34,6 @@ std::string describe(const detail::Problem& p, bool pdl) {
   return "small-M: swapped operands, " + std::to_string(64 * pl.consumers) + " weight rows x " +
          std::to_string(pl.n_tok) + " tokens per tile, K split " + std::to_string(pl.split) +
          (pl.push ? " (cluster, partials pushed to their owners by bulk copy), " : " (cluster, DSMEM reduction), ") +
-         (pl.even ? "up to " + std::to_string(pl.even) + " tiles a cluster, their K-tiles shared evenly, " : "") +
          (pl.mcast > 1 ? "each weight stage multicast to 2 token tiles, " : "") +
          std::to_string(pl.stages) + "-stage ring, " + std::to_string(pl.ctas) +
          " CTAs (" + std::to_string(pl.resident) + " resident)" + (pdl ? ", programmatic dependent launch" : "") +

@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -36,7 +35,6 @@
 #include "device/pipeline.hpp"
 #include "device/split_reduce.hpp"
 #include "device/smem.cuh"
-#include "device/even_split.hpp"
 #include "device/tensor_map.hpp"
 #include "device/tma.cuh"
 #include "hopper/families.hpp"
@@ -56,15 +54,10 @@ namespace cg = cooperative_groups;
 // MCAST: token tiles a cluster holds, each weight stage multicast to them (2: the two-consumer tiles and the 64×64
 // tile only; a compile-time choice, so that the other kernels are the code they were: a run-time switch slowed the
 // 1-16-token streams by 1-4 %, H100, dev/2026-12-05-s29/call12-h100/).
-// EVEN: the even split (LADDER_TUNE even=<t>; device/even_split.hpp): a cluster's K split runs over several tiles'
-// K-tiles end to end, each CTA keeping a partial of each of the (at most two) tiles its range touches. Compiled for the
-// tiles of up to 32 tokens only (one consumer, no multicast, the owners pull).
-template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1, bool EVEN_ = false>
+template <class T, int CONSUMERS_, int N_TOK_, int NACC_ = 1, int MCAST_ = 1>
 struct Config {
   using Elem = T;
   static constexpr int CONSUMERS = CONSUMERS_, N_TOK = N_TOK_, NACC = NACC_, MCAST = MCAST_;
-  static constexpr bool EVEN = EVEN_;
-  static_assert(!EVEN || (CONSUMERS == 1 && N_TOK <= 32 && MCAST == 1), "the even split: one consumer, <= 32 tokens");
   // The tiles compiled with a multicast copy: each CTA of the pair loads one of a stage's two weight boxes (the
   // consumers' 64-row halves, or the 64-row tile's two 32-row halves) into both rings.
   static constexpr bool kCanMulticast = CONSUMERS == 2 || N_TOK == 64;
@@ -89,9 +82,7 @@ struct Config {
   static constexpr size_t smem_bytes(int stages) {
     return static_cast<size_t>(stages) * (kStageBytes + kStageBarrierBytes) + kSlackBytes;
   }
-  // The ring holds the partial tiles after the mainloop: one, or two with the even split (slots 0 and 1).
-  static constexpr int kPartials = EVEN ? 2 : 1;
-  static constexpr int min_stages() { return std::max<int>(2, (kPartials * kPartialBytes + kStageBytes - 1) / kStageBytes); }
+  static constexpr int min_stages() { return std::max<int>(2, (kPartialBytes + kStageBytes - 1) / kStageBytes); }
 };
 
 // NOTE: a field added at the end of Args (a measurement knob's int, thirtieth session) changed the code of every small-M
@@ -159,17 +150,13 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   const int rank = MCAST > 1 ? crank % split : crank, pair = MCAST > 1 ? crank / split : 0, base = pair * split;
   const uint32_t peer = static_cast<uint32_t>((1 - pair) * split + rank);
 
-  // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range. With the
-  // even split (EVEN), the cluster's tiles start at out0 and the range is in units of their K-tiles end to end.
+  // This cluster's tile: tokens [token0, +N_TOK) × output columns [out0, +out_tile); this CTA's K range.
   const int token0 = static_cast<int>(blockIdx.x / split) * N_TOK;
   const int out_tile = args.half ? HALF_ROWS : W_ROWS;
-  const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
-  const int cy = static_cast<int>(blockIdx.y);
-  const EvenSplit even{(args.out_cols + out_tile - 1) / out_tile, static_cast<int>(gridDim.y), k_tiles, split};
-  const int out0 = (Cfg::EVEN ? even.first(cy) : cy) * out_tile;
+  const int out0 = static_cast<int>(blockIdx.y) * out_tile;
   const int w_row0 = out0, w_row1 = args.half ? args.half + out0 : out0 + HALF_ROWS;
-  const int kb = Cfg::EVEN ? even.begin(cy, rank) : rank * k_tiles / split;
-  const int ke = Cfg::EVEN ? even.end(cy, rank) : (rank + 1) * k_tiles / split;
+  const int k_tiles = (args.K + BLK_K - 1) / BLK_K;
+  const int kb = rank * k_tiles / split, ke = (rank + 1) * k_tiles / split;
   // The last token tile loads only its rows (tmap_x_tail's box), and its stages expect that many bytes.
   const bool tail = token0 + N_TOK >= args.M;
   const uint32_t stage_bytes = tail ? args.stage_bytes_tail : args.stage_bytes;
@@ -209,25 +196,19 @@ __global__ void __launch_bounds__(Cfg::kThreads)
       const uint16_t both = static_cast<uint16_t>((1u << (base + rank)) | (1u << peer));
       auto load_w = [&](int kt, int st) {
         T* w = W + static_cast<size_t>(st) * W_ROWS * BLK_K;
-        int row0 = w_row0, row1 = w_row1;
-        if constexpr (Cfg::EVEN) {  // unit kt: K-tile kt % k_tiles of the cluster's tile kt / k_tiles
-          const int j = kt / k_tiles;
-          row0 += j * out_tile, row1 += j * out_tile, kt -= j * k_tiles;
-        }
         if constexpr (MCAST > 1) {
-          tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? row1 : row0, &full_bar[st],
+          tma_load_2d_multicast(w + pair * HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, pair ? w_row1 : w_row0, &full_bar[st],
                                 both);
         } else if (args.l2evict) {  // (the multicast weight load carries no L2 cache hint)
-          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, row0, &full_bar[st], evict_first);
+          tma_load_2d_hint(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st], evict_first);
           if (!args.one_w_box)
-            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, row1, &full_bar[st], evict_first);
+            tma_load_2d_hint(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st], evict_first);
         } else {
-          tma_load_2d(w, &tmap_w, kt * BLK_K, row0, &full_bar[st]);
-          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, row1, &full_bar[st]);
+          tma_load_2d(w, &tmap_w, kt * BLK_K, w_row0, &full_bar[st]);
+          if (!args.one_w_box) tma_load_2d(w + HALF_ROWS * BLK_K, &tmap_w, kt * BLK_K, w_row1, &full_bar[st]);
         }
       };
       auto load_x = [&](int kt, int st) {
-        if constexpr (Cfg::EVEN) kt %= k_tiles;
         tma_load_2d(X + static_cast<size_t>(st) * N_TOK * BLK_K, tail ? &tmap_x_tail : &tmap_x, kt * BLK_K, token0,
                     &full_bar[st]);
       };
@@ -271,107 +252,46 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     const RingDescriptor ring_w(W + wg * WGMMA_M * BLK_K, Cfg::kWBytes), ring_x(X, Cfg::kXBytes);
     RingState read{static_cast<uint32_t>(stages)};
     uint32_t prev_stage = 0;
-    if constexpr (Cfg::EVEN) {
-      // K-tiles (units) [i0, i1) into `to`: the range's first k16 slices overwrite its sets. The stage before is released
-      // once the next one's wgmmas are issued, across the even split's two pieces too.
-      auto mainloop = [&](float (&to)[NACC][N_TOK / 2], int i0, int i1) {
-        for (int i = i0; i < i1; ++i) {
-          mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
-          sm90::wgmma_fence();
-          const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
+    for (int i = kb; i < ke; ++i) {
+      mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
+      sm90::wgmma_fence();
+      const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
 #pragma unroll
-          for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-            sm90::wgmma_m64k16<N_TOK, T>(to[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
-                                         sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
-                                         (i > i0 || k >= NACC) ? 1 : 0);
-          sm90::wgmma_commit_group();
-          sm90::wgmma_wait_group<1>();
-          if (i > kb && threadIdx.x % 32 == 0) {
-            mbarrier_arrive(&empty_bar[prev_stage]);
-            if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
-          }
-          prev_stage = read.stage;
-          read.advance();
-        }
-      };
-      // The sets summed into set 0; an empty range (K < split·64, or the even split's second piece) contributes zeros.
-      auto combine = [&](float (&from)[NACC][N_TOK / 2], bool empty) {
-#pragma unroll
-        for (int a = 1; a < NACC; ++a)
-#pragma unroll
-          for (int i = 0; i < N_TOK / 2; ++i) from[0][i] += from[a][i];
-        if (empty)
-#pragma unroll
-          for (int i = 0; i < N_TOK / 2; ++i) from[0][i] = 0.0f;
-      };
-      // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
-      // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
-      const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
-      auto to_partial = [&](float* P, const float (&acc)[N_TOK / 2]) {
-#pragma unroll
-        for (int j = 0; j < N_TOK / 8; ++j)
-#pragma unroll
-          for (int v = 0; v < 4; ++v)
-            P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
-      };
-      // Two pieces: [kb, cut) of the tile the range starts in (slot 0), [cut, ke) of the next (slot 1), each in its own
-      // accumulators, the two partials one after the other in the idle ring.
-      float next[NACC][N_TOK / 2];
-      const int cut = even.cut(cy, rank);
-      mainloop(accs, kb, cut);
-      mainloop(next, cut, ke);
-      sm90::wgmma_wait_group<0>();
-#pragma unroll
-      for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]), sm90::fence_operand(next[a]);
-      combine(accs, kb == cut);
-      combine(next, cut == ke);
-      named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);  // the wgmmas have read the ring
-      to_partial(reinterpret_cast<float*>(smem), accs[0]);
-      to_partial(reinterpret_cast<float*>(smem) + N_TOK * S, next[0]);
-    } else {
-      // The mainloop above, written out: through the lambda this copy's SASS changes (scripts/sass_compare.py: every
-      // small-M kernel differs), and these kernels measured sensitive to their code's shape (see Args).
-      for (int i = kb; i < ke; ++i) {
-        mbarrier_wait(&full_bar[read.stage], read.phase, "full_bar");
-        sm90::wgmma_fence();
-        const uint32_t w = ring_w.at(read.stage), x = ring_x.at(read.stage);
-#pragma unroll
-        for (int k = 0; k < BLK_K / WGMMA_K; ++k)
-          sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
-                                       sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
-                                       (i > kb || k >= NACC) ? 1 : 0);
-        sm90::wgmma_commit_group();
-        sm90::wgmma_wait_group<1>();
-        if (i > kb && threadIdx.x % 32 == 0) {
-          mbarrier_arrive(&empty_bar[prev_stage]);
-          if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
-        }
-        prev_stage = read.stage;
-        read.advance();
+      for (int k = 0; k < BLK_K / WGMMA_K; ++k)
+        sm90::wgmma_m64k16<N_TOK, T>(accs[k % NACC], sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(w, k * WGMMA_K * 2)),
+                                     sm90::kmajor_sw128_from_lo(sm90::desc_lo_advance(x, k * WGMMA_K * 2)),
+                                     (i > kb || k >= NACC) ? 1 : 0);
+      sm90::wgmma_commit_group();
+      sm90::wgmma_wait_group<1>();
+      if (i > kb && threadIdx.x % 32 == 0) {
+        mbarrier_arrive(&empty_bar[prev_stage]);
+        if constexpr (MCAST > 1) mbarrier_arrive_cluster(&empty_bar[prev_stage], peer);  // the peer writes into it too
       }
-      sm90::wgmma_wait_group<0>();
-#pragma unroll
-      for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
-      float (&acc)[N_TOK / 2] = accs[0];
-#pragma unroll
-      for (int a = 1; a < NACC; ++a)
-#pragma unroll
-        for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
-      if (kb == ke)  // an empty K range (K < split·64) contributes zeros
-#pragma unroll
-        for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
-      // Both consumers' wgmmas have read the ring before either overwrites it with partials.
-      named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
-      // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
-      // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
-      float* P = reinterpret_cast<float*>(smem);
-      const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
-#pragma unroll
-      for (int j = 0; j < N_TOK / 8; ++j)
-#pragma unroll
-        for (int v = 0; v < 4; ++v)
-          P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
+      prev_stage = read.stage;
+      read.advance();
     }
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int a = 0; a < NACC; ++a) sm90::fence_operand(accs[a]);
+    float (&acc)[N_TOK / 2] = accs[0];
+#pragma unroll
+    for (int a = 1; a < NACC; ++a)
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] += accs[a][i];
+    if (kb == ke)  // an empty K range (K < split·64) contributes zeros
+#pragma unroll
+      for (int i = 0; i < N_TOK / 2; ++i) acc[i] = 0.0f;
+    // Both consumers' wgmmas have read the ring before either overwrites it with partials.
+    named_barrier_sync(1, Cfg::CONSUMERS * kWarpgroupThreads);
+    // The fragment (PTX ISA 9.7.15.5.1, m64nN D): register i = v0 + 2·v1 + 4·j of thread 32w + l holds weight
+    // row 16w + l/4 + 8·v1, token 8j + 2(l%4) + v0. Written token-major into the (now idle) ring.
+    float* P = reinterpret_cast<float*>(smem);
+    const int w = threadIdx.x / 32 % 4, l = threadIdx.x % 32, row0 = wg * WGMMA_M;
+#pragma unroll
+    for (int j = 0; j < N_TOK / 8; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v)
+        P[(8 * j + 2 * (l % 4) + v % 2) * S + row0 + 16 * w + l / 4 + 8 * (v / 2)] = acc[4 * j + v];
     if (args.push) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the bulk copies below read P
   }
   // Every load of this CTA has been issued and consumed: the next kernel may start its prologue.
@@ -383,15 +303,14 @@ __global__ void __launch_bounds__(Cfg::kThreads)
   // this barrier, with __syncthreads() (even after a __syncwarp()), with this form, and with the producer warp
   // converged (twenty-second session), and nothing with the cluster barriers (post=0); every check and rerun is
   // right. Not resolved (docs/notes.md, fifteenth and twenty-second sessions).
-  const bool lone = !Cfg::EVEN && split == 1 && MCAST == 1 && args.lone_sync;
-  const bool push = !Cfg::EVEN && !lone && args.push;  // the even split's owners pull
+  const bool lone = split == 1 && MCAST == 1 && args.lone_sync;
+  const bool push = !lone && args.push;
   // The tile's (token, 4 columns) groups: this CTA owns [lo, hi) of them, which it sums over all CTAs of the cluster
   // in rank order and writes through the epilogue.
   const float* P = reinterpret_cast<const float*>(smem);
   const int groups = F == Fused::none ? W_ROWS / 4 : out_tile / 4;  // the plain copy has no SwiGLU: a constant
   const int rows = std::min(N_TOK, args.M - token0);
-  // With the even split, the groups of every tile of the cluster, tile by tile.
-  const int tile_items = rows * groups, items = (Cfg::EVEN ? even.count(cy) : 1) * tile_items;
+  const int items = rows * groups;
   const int lo = rank * items / split, hi = (rank + 1) * items / split;
   const bool up = F != Fused::none && args.half;  // SwiGLU: each group's up columns, HALF_ROWS further on
   // push: every CTA copies each owner's groups of its partial into the owner's receive area (past its own partial
@@ -444,9 +363,8 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 
   const int bytes = dtype_bytes(args.d);
   for (int it = lo + static_cast<int>(threadIdx.x); it < hi; it += Cfg::kThreads) {
-    const int j = Cfg::EVEN ? it / tile_items : 0, in_tile = it - j * tile_items;  // EVEN: the cluster's tile j
-    const int m = in_tile / groups, c = 4 * (in_tile % groups);
-    const int col = out0 + j * out_tile + c;
+    const int m = it / groups, c = 4 * (it % groups);
+    const int col = out0 + c;
     const int valid = std::min(4, args.out_cols - col);
     if (valid <= 0) continue;
     float a[4] = {0, 0, 0, 0}, u[4] = {0, 0, 0, 0};
@@ -460,11 +378,6 @@ __global__ void __launch_bounds__(Cfg::kThreads)
     };
     if (push) {
       for (int q = 0; q < split; ++q) add(recv + q * slot_floats + slots.at(rank, it), 4 * slots.slot_items());
-    } else if constexpr (Cfg::EVEN) {  // tile j's ranks in order, the first's slot 1 where its range began before
-      const int q0 = even.first_rank(cy, j), q1 = even.last_rank(cy, j);
-      const float* first = cluster.map_shared_rank(P, q0) + even.first_slot(cy, j) * (N_TOK * S);
-      add(first + m * S + c, HALF_ROWS);
-      for (int q = q0 + 1; q <= q1; ++q) add(cluster.map_shared_rank(P, q) + m * S + c, HALF_ROWS);
     } else {
       for (int q = 0; q < split; ++q) add((lone ? P : cluster.map_shared_rank(P, base + q)) + m * S + c, HALF_ROWS);
     }
@@ -512,9 +425,6 @@ struct Plan {
   size_t smem = 0;
   bool push = false;            // split > 1: the partials pushed to their owners by bulk copy (else the owners pull)
   int mcast = 1;                // token tiles a cluster holds, each weight stage multicast to them (1 or 2)
-  int even = 0;                 // the even split (LADDER_TUNE even): tiles a cluster at most; 0 = one tile a cluster
-  int64_t row_blocks = 0;       // the grid's y: the weight-row tiles, or with `even` the clusters along them
-  double load = 0;              // the busiest SM's K-tiles (count model; LADDER_TUNE even=auto compares the plans by it)
 };
 
 // The weights of a stage in one W_ROWS-row box (not two halves): the 64-row tiles, unless LADDER_TUNE wbox says
@@ -536,31 +446,19 @@ auto kernel_for(bool plain) {
   return plain ? small_m_kernel<Cfg, Fused::none> : small_m_kernel<Cfg, Fused::any>;
 }
 
-template <class Cfg>
-Plan make_plan(const detail::Problem& p, const char* step_id);
-
 // Calls f.template operator()<Cfg>() with the configuration that serves this problem's dtype and M.
-// LADDER_TUNE even=<t>: the even split's copy where it is compiled (the 64-row tiles of up to 32 tokens; elsewhere no
-// effect); even=auto: there, where its busiest SM reads at least 5 % fewer K-tiles than the whole-tile plan's (Plan::load).
 template <class F>
-void dispatch(const detail::Problem& p, F&& f, const char* step_id = "small-M") {
+void dispatch(const detail::Problem& p, F&& f) {
   int consumers = 1, n_tok = 8;
   tile_for(p, consumers, n_tok);
-  const int even = consumers == 1 && n_tok <= 32 ? detail::tuning().even : 0;
-  auto row_tiles = [&]<class Whole, class Even>() {
-    if (even > 0 || (even < 0 && make_plan<Even>(p, step_id).load <= 0.95 * make_plan<Whole>(p, step_id).load))
-      return f.template operator()<Even>();
-    return f.template operator()<Whole>();
-  };
   auto by_tokens = [&]<class T>() {
     switch (n_tok) {
-      case 8: return row_tiles.template operator()<Config<T, 1, 8>, Config<T, 1, 8, 1, 1, true>>();
-      case 16: return row_tiles.template operator()<Config<T, 1, 16>, Config<T, 1, 16, 1, 1, true>>();
-      case 32: return row_tiles.template operator()<Config<T, 1, 32>, Config<T, 1, 32, 1, 1, true>>();
+      case 8: return f.template operator()<Config<T, 1, 8>>();
+      case 16: return f.template operator()<Config<T, 1, 16>>();
+      case 32: return f.template operator()<Config<T, 1, 32>>();
       case 64:
         if (consumers == 2) return f.template operator()<Config<T, 2, 64>>();
         return f.template operator()<Config<T, 1, 64>>();
-      case 80: return f.template operator()<Config<T, 2, 80>>();  // LADDER_TUNE tok=80 only (a tuning copy)
       case 96: return f.template operator()<Config<T, 2, 96>>();
       default: return f.template operator()<Config<T, 2, 128>>();
     }
@@ -580,8 +478,7 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   pl.consumers = Cfg::CONSUMERS;
   pl.n_tok = Cfg::N_TOK;
   const int64_t out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
-  pl.row_blocks = (p.out_cols() + out_tile - 1) / out_tile;
-  pl.tiles = pl.row_blocks * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
+  pl.tiles = ((p.out_cols() + out_tile - 1) / out_tile) * ((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK);
   const int sms = detail::sm_count();
   const int64_t k_tiles = (p.K + BLK_K - 1) / BLK_K;
   const void* kernel = reinterpret_cast<const void*>(kernel_for<Cfg>(plain_copy(p)));
@@ -612,54 +509,6 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
       }
     }
   };
-  if constexpr (Cfg::EVEN) {
-    // The even split (LADDER_TUNE even=t; device/even_split.hpp): ⌈row tiles / t⌉ clusters of `split` CTAs (split=,
-    // else t + 1) along the weight rows, each token tile its own; the ring sized for the CTAs the busiest SM gets (cps=,
-    // else ⌈CTAs / SMs⌉, at most 8); every cluster's CTAs share its tiles' K-tiles evenly. No push, no multicast.
-    // even=auto: the t of 2-15 whose busiest SM reads the fewest K-tiles with every cluster resident at once and a ring
-    // of at least 4 stages (dispatch compares it with the whole-tile plan's load).
-    const int64_t row_tiles = pl.row_blocks, token_tiles = (p.M + Cfg::N_TOK - 1) / Cfg::N_TOK;
-    const Plan base = pl;
-    auto try_even = [&](int t, bool asked) {  // pl := t tiles a cluster; false where that cannot run (asked: an error)
-      pl = base;
-      pl.even = t;
-      pl.row_blocks = (row_tiles + t - 1) / t;
-      pl.tiles = pl.row_blocks * token_tiles;
-      const int split = tune.split > 0 ? tune.split : std::min(t + 1, 16);
-      const EvenSplit sh{static_cast<int>(row_tiles), static_cast<int>(pl.row_blocks), static_cast<int>(k_tiles), split};
-      if (!sh.fits()) {
-        if (!asked) return false;
-        throw Error(LADDER_ERROR_INVALID_ARGUMENT,
-                    std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(t) + " with split=" +
-                        std::to_string(split) + ": a cluster's tiles (at most " +
-                        std::to_string((row_tiles + pl.row_blocks - 1) / pl.row_blocks) +
-                        ") must not outnumber its CTAs, or a CTA's range could span three tiles");
-      }
-      const int64_t per_sm = (pl.tiles * split + sms - 1) / sms;
-      if (!asked && per_sm > 8) return false;
-      if (split > 8) detail::allow_nonportable_cluster(kernel, step_id);
-      size_for(tune.ctas_per_sm > 0 ? tune.ctas_per_sm : static_cast<int>(std::clamp<int64_t>(per_sm, 1, 8)), split);
-      pl.ctas = pl.tiles * pl.split;
-      pl.resident = int64_t{detail::max_active_clusters(kernel, Cfg::kThreads, pl.smem, pl.split)} * pl.split;
-      if (pl.resident == 0 && asked)
-        throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE even=" + std::to_string(t) +
-                                                       " split=" + std::to_string(pl.split) + " with " +
-                                                       std::to_string(pl.stages) + " stages: no cluster fits");
-      if (!asked && (pl.resident < pl.ctas || pl.stages < std::max(4, Cfg::min_stages()))) return false;
-      const int64_t most = (row_tiles + pl.row_blocks - 1) / pl.row_blocks;  // tiles in the largest cluster
-      pl.load = static_cast<double>((pl.ctas + sms - 1) / sms) * static_cast<double>((most * k_tiles + pl.split - 1) / pl.split);
-      return true;
-    };
-    if (tune.even > 0) {
-      try_even(tune.even, true);
-      return pl;
-    }
-    Plan best = base;
-    best.load = std::numeric_limits<double>::infinity();
-    for (int t = 2; t <= 15; ++t)
-      if (try_even(t, false) && pl.load < best.load) best = pl;
-    return best;
-  }
   // The stream's time is set by its busiest SM: measured 2026-12-01 (dev/2026-12-01-s5-split-any/), an SM
   // streams ~35 GB/s whether it holds one CTA or several, so t ≈ 4 µs + (CTAs on the busiest SM) × (bytes per
   // CTA) / 35 GB/s (1×4096×4096: 128 CTAs, 256 KB each: 11.8 µs; 1×8192×8192: 2 × 512 KB: 35.5 µs). In units of
@@ -788,12 +637,6 @@ Plan make_plan(const detail::Problem& p, const char* step_id) {
   if (pl.resident == 0)  // a tuned split × depth whose cluster fits no GPC (the model's choices always fit)
     throw Error(LADDER_ERROR_INVALID_ARGUMENT, std::string(step_id) + ": LADDER_TUNE split=" + std::to_string(pl.split) +
                                                    " with " + std::to_string(pl.stages) + " stages: no cluster fits");
-  // The busiest SM's K-tiles (the count model of even=auto): every CTA resident, the SM with the most; in waves, an even
-  // share (later waves fill the SMs that finish first: 28672×8192's 448 tiles in two waves measure 95 % of the floor
-  // where the resident count says 85 %).
-  const double k_per_cta = static_cast<double>((k_tiles + pl.split - 1) / pl.split);
-  pl.load = pl.ctas <= pl.resident ? static_cast<double>((pl.ctas + sms - 1) / sms) * k_per_cta
-                                   : static_cast<double>(pl.ctas) * k_per_cta / sms;
   return pl;
 }
 
@@ -846,6 +689,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
   // One token tile (decode): no full-tile map to encode (the host's cost per call, where A's address changes).
   const CUtensorMap tx = p.M <= Cfg::N_TOK ? tx_tail : make_tensor_map_2d(p.A, p.M, p.K, p.lda, Cfg::N_TOK, BLK_K);
   auto stage_bytes = [&](int x_rows) { return Cfg::kWBytes + static_cast<uint32_t>(x_rows * BLK_K * sizeof(T)); };
+  const int out_tile = p.ep.swiglu ? Cfg::HALF_ROWS : Cfg::W_ROWS;
   const detail::Tuning& tune = detail::tuning();
   const bool lone_sync = tune.post == 1 || tune.post == 3 || tune.post == 4;
   const Args args{static_cast<int>(p.M), static_cast<int>(p.K), static_cast<int>(p.out_cols()),
@@ -853,13 +697,13 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
                   pdl && p.b_static ? 1 : 0, Cfg::MCAST == 1 && l2_evict_first<Cfg>(p) ? 1 : 0, stage_bytes(Cfg::N_TOK),
                   stage_bytes(x_tail), lone_sync ? 1 : 0, one_w_box ? 1 : 0, tune.relax, pl.push ? 1 : 0};
   const dim3 grid(static_cast<unsigned>(((p.M + Cfg::N_TOK - 1) / Cfg::N_TOK) * pl.split),
-                  static_cast<unsigned>(pl.row_blocks));
+                  static_cast<unsigned>((p.out_cols() + out_tile - 1) / out_tile));
   if constexpr (Cfg::MCAST > 1) detail::allow_dynamic_smem(reinterpret_cast<const void*>(kernel), kSmemPerSm - 1024, step_id);
   detail::launch_kernel_ex(kernel, grid, Cfg::kThreads, pl.smem, stream, pl.split * Cfg::MCAST, pdl, step_id, tw, tx,
                            tx_tail, args);
   detail::trace_launch(step_id, static_cast<int>(grid.x * grid.y), Cfg::kThreads, pl.smem, [&] {
     return "small-M " + std::to_string(Cfg::W_ROWS) + "x" + std::to_string(Cfg::N_TOK) + " split " +
-           std::to_string(pl.split) + (Cfg::MCAST > 1 ? " mcast 2" : "") + (pl.even ? " even " + std::to_string(pl.even) : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
+           std::to_string(pl.split) + (Cfg::MCAST > 1 ? " mcast 2" : "") + " stages " + std::to_string(pl.stages) + (pdl ? " pdl" : "") +
            (args.b_prefetch ? " b-prefetch" : "") + (args.push ? " push" : "") + (std::is_same_v<T, __half> ? " f16" : " bf16") +
            (plain ? " plain" : " fused");
   });
@@ -867,7 +711,7 @@ void launch_cfg(const detail::Problem& p, cudaStream_t stream, const Plan& pl, b
 
 inline Plan plan(const detail::Problem& p, const char* step_id) {
   Plan pl;
-  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); }, step_id);
+  dispatch(p, [&]<class Cfg>() { pl = make_plan<Cfg>(p, step_id); });
   return pl;
 }
 

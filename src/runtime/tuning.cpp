@@ -11,7 +11,7 @@ namespace {
 
 [[noreturn]] void bad(std::string_view spec, const std::string& why) {
   throw Error(LADDER_ERROR_INVALID_ARGUMENT, "bad tuning setting '" + std::string(spec) + "': " + why +
-                                                 " (keys: kernel=<name>, split=<1..16>, fixup=<K-tiles >= 0>, cps=<1..8>, stages=<2..32>, wg=<1..2>, tok=64|80|96|128, width=<16..256>, fitcl=1|2, xbox=0|1, even=<2..16>|auto, post=0|1|2|3|4, defer=0|1|2, wb=0|1, pdl=0|1, l2promo=0|64|128|256, wbox=1|2, l2evict=0|1, relax=0|1, mc=1|2, resc=0|1, bstatic=0|1, trace=0|1)");
+                                                 " (keys: kernel=<name>, split=<1..16>, fixup=<K-tiles >= 0>, cps=<1..8>, stages=<2..32>, wg=<1..2>, tok=64|96|128, width=<16..256>, fitcl=1|2, xbox=0|1, post=0|1|2|3|4, defer=0|1|2, wb=0|1, pdl=0|1, l2promo=0|64|128|256, wbox=1|2, l2evict=0|1, relax=0|1, mc=1|2, resc=0|1, bstatic=0|1, trace=0|1)");
 }
 
 int parse_int(std::string_view spec, std::string_view v, int lo, int hi) {
@@ -56,7 +56,7 @@ Tuning parse_tuning(std::string_view spec) {
       t.consumers = parse_int(spec, value, 1, 2);
     } else if (key == "tok") {
       t.tokens = parse_int(spec, value, 64, 128);
-      if (t.tokens != 64 && t.tokens != 80 && t.tokens != 96 && t.tokens != 128) bad(spec, "tok is 64, 80, 96 or 128");
+      if (t.tokens != 64 && t.tokens != 96 && t.tokens != 128) bad(spec, "tok is 64, 96 or 128");
     } else if (key == "width") {
       t.width = parse_int(spec, value, 16, 256);
       if (t.width % 16 != 0) bad(spec, "width is a multiple of 16");
@@ -64,8 +64,6 @@ Tuning parse_tuning(std::string_view spec) {
       t.fit_cluster = parse_int(spec, value, 1, 2);
     } else if (key == "xbox") {
       t.xbox = parse_int(spec, value, 0, 1);
-    } else if (key == "even") {
-      t.even = value == "auto" ? -1 : parse_int(spec, value, 2, 16);
     } else if (key == "post") {
       t.post = parse_int(spec, value, 0, 4);
     } else if (key == "defer") {

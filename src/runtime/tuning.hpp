@@ -4,7 +4,7 @@
 //   LADDER_TUNE="kernel=small_m,split=8"   force best's kernel family and/or the split (see ladder list);
 //                                           also cps=<CTAs per SM>, stages=<ring depth>, fixup=<K-tiles>,
 //                                           wg=<consumer warpgroups at 33-128 tokens; 1: 64-row tiles at any M>,
-//                                           tok=64|80|96|128 (small-M's token tile of 128 weight rows above 64 tokens; 80: a tuning copy),
+//                                           tok=64|96|128 (small-M's token tile of 128 weight rows above 64 tokens),
 //                                           l2promo=<TMA L2 promotion of the operand maps: 0, 64, 128, 256 bytes>,
 //                                           l2evict=0|1 (small-M weights' loads hint L2 evict-first),
 //                                           wbox=1|2 (small-M's weight boxes a stage),
@@ -23,12 +23,6 @@
 //                                           width=<tile width of best's coop_fit: one of the compiled widths>,
 //                                           fitcl=1|2 (CTAs a cluster of best's coop_fit),
 //                                           xbox=1 (small-M's token box N_TOK rows even where M < N_TOK),
-//                                           even=<t> (small-M's even split, at <= 32 tokens only: t whole
-//                                           tiles a cluster, their K-tiles cut into `split` equal ranges,
-//                                           split >= t, default t + 1; an even share of the weights for
-//                                           every SM; device/even_split.hpp; even=auto: the t whose busiest
-//                                           SM reads fewest K-tiles, where that is >= 5 % fewer than the
-//                                           whole-tile plan's),
 //                                           post=0 (small-M's reduce as before the fourteenth session: the
 //                                           fused copy's per-element epilogue and cluster barriers at split 1;
 //                                           coop_fit's fused copy for a plain GEMM too); post=2 (small-M's plain
@@ -62,10 +56,9 @@ struct Tuning {
   int ctas_per_sm = 0;  // small-M: CTAs per SM the ring depth is sized for (0 = auto)
   int stages = 0;       // small-M: ring depth (0 = fill the SMEM)
   int consumers = 0;    // small-M: consumer warpgroups (weight rows / 64) for M <= 128 (0 = auto)
-  int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 80, 96 or 128 (0 = auto)
+  int tokens = 0;       // small-M: the token tile (N_TOK) of the 128-row tiles above 64 tokens: 64, 96 or 128 (0 = auto)
   int l2evict = -1;     // small-M: the weights' TMA loads hint L2 evict-first: 1 always, 0 never, -1 = auto
   int xbox = 0;         // small-M: 1 = the token box is always N_TOK rows (the A/B of the M-row box); 0 = auto
-  int even = 0;         // small-M at <= 32 tokens: tiles a cluster whose K-tiles its CTAs share evenly (device/even_split.hpp); 0 = off; -1 = auto
   int post = 4;         // small-M: 0 = the reduce before the fourteenth session (fused copy, cluster barriers); 1 = pulled; 2 = plain copy, cluster barriers; 3 = as 1, pushed at split > 1; 4 = as 1, pushed at split > 1 with token tiles of <= 16 (default)
   int defer = 2;        // the cooperative 128x256 tile: 2 = an activation or the residual in epilogue warps beside the mainloop (default); 1 = the activation only; 0 = neither
   int wb = 1;           // the cooperative register writeback: 1 = 8-byte stores inside D; 0 = element pairs
@@ -84,7 +77,7 @@ struct Tuning {
 
 // The settings in force: LADDER_TUNE / LADDER_TRACE as read at the first call, unless set_tuning replaced them.
 const Tuning& tuning();
-// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, even, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, mc, resc, bstatic, trace); throws ladder::Error on a bad spec.
+// Parses "key=value,key=value" (keys: kernel, split, fixup, cps, stages, wg, tok, width, fitcl, xbox, post, defer, wb, pdl, l2promo, wbox, l2evict, relax, mc, resc, bstatic, trace); throws ladder::Error on a bad spec.
 Tuning parse_tuning(std::string_view spec);
 // Replaces the settings (the CLI's --tune, tests). Not for use while GEMMs are being launched on other threads.
 void set_tuning(const Tuning& t);

@@ -341,10 +341,9 @@ struct Checker {
   }
 };
 
-// The small-M kernel's Config<T, CONSUMERS, N_TOK, NACC, MCAST, EVEN> in its mangled name: consumers (64 weight rows
-// each), N_TOK, NACC, MCAST (token tiles a cluster, the weights multicast to them) and EVEN (the even split: a
-// cluster's CTAs share several tiles' K-tiles).
-const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELb([01])E)");
+// The small-M kernel's Config<T, CONSUMERS, N_TOK, NACC, MCAST> in its mangled name: consumers (64 weight rows each),
+// N_TOK, NACC, and MCAST (token tiles a cluster, the weights multicast to them).
+const std::regex kSmallMName(R"(small_m_kernel.*?6ConfigI(?:6__half|13__nv_bfloat16)Li(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E)");
 
 // small-M's `post` in force: LADDER_TUNE's last post=, else the default (4). Read once, as the library reads it.
 int small_m_post() {
@@ -381,23 +380,20 @@ std::string plan_mismatch(const std::string& plan, const FakeLaunch& l) {
       return "the plan says K split " + pm[3].str() + (mcast > 1 ? " of 2 token tiles" : "") + ", the cluster is " +
              std::to_string(l.cluster[0]);
     if (mcast != std::stoul(km[4])) return said(mcast > 1 ? "the weights multicast" : "no multicast");
-    if ((plan.find("shared evenly") != std::string::npos) != (km[5] == "1"))
-      return said(km[5] == "1" ? "whole tiles a cluster" : "the even split");
     if (mcast > 1 && ((std::stoi(km[1]) != 2 && std::stoi(km[2]) != 64) || l.grid[0] % (2 * std::stoul(pm[3])) != 0))
       return "the plan multicasts the weights of a tile that cannot (one consumer below 64 tokens, or an odd number "
              "of token tiles)";
     if (uint64_t{l.grid[0]} * l.grid[1] * l.grid[2] != std::stoull(pm[4])) return "the plan says " + pm[4].str() + " CTAs, the grid differs";
     // The split's reduction: pushed by bulk copy where post=3 or 4 asks for it and the plan splits K, for the tiles of
     // up to 16 tokens always (their receive slots fit any ring: 16 × 68 × 4 B of partial plus ≤ 16 × 272 B of slots
-    // against one 10-KB stage); pulled under post=0-2, at split 1, under post=4 above 16 tokens, and by the even split.
+    // against one 10-KB stage); pulled under post=0-2, at split 1, and under post=4 above 16 tokens.
     const bool pushed = plan.find("pushed to their owners") != std::string::npos;
     const int post = small_m_post(), tokens = std::stoi(pm[2]);
     const bool split = std::stoul(pm[3]) > 1;
     if (pushed && (!split || post < 3 || (post == 4 && tokens > 16)))
       return "the plan pushes the partials where post=" + std::to_string(post) + " at split " + pm[3].str() + ", " +
              pm[2].str() + " tokens does not";
-    if (pushed && km[5] == "1") return "the plan pushes the partials of the even split, whose owners pull them";
-    if (!pushed && split && post >= 3 && tokens <= 16 && km[5] != "1")
+    if (!pushed && split && post >= 3 && tokens <= 16)
       return "the plan pulls the partials of a " + pm[2].str() + "-token tile at split " + pm[3].str() + " under post=" +
              std::to_string(post);
     return {};
@@ -456,13 +452,6 @@ std::string small_m_coverage(const ladder_gemm_desc& d, const FakeLaunch& l) {
   if (tok_tiles != want && !(want % 2 == 0 && cluster % 2 == 0 && 2 * tok_tiles == want))
     return "small-M: " + std::to_string(l.grid[0]) + " CTAs in clusters of " + std::to_string(cluster) +
            " are not the token tiles of " + std::to_string(n_tok) + " for M = " + std::to_string(d.M);
-  if (km[5] == "1") {  // the even split: clusters of at most `cluster` whole tiles each (balanced), none empty
-    const int64_t tiles = (out_cols + out_tile - 1) / out_tile, blocks = l.grid[1];
-    if (blocks < 1 || blocks > tiles || (tiles + blocks - 1) / blocks > cluster)
-      return "small-M even split: " + std::to_string(tiles) + " tiles of " + std::to_string(out_tile) + " columns in " +
-             std::to_string(blocks) + " clusters of " + std::to_string(cluster) + " CTAs (at most one tile a CTA)";
-    return {};
-  }
   if (l.grid[1] * out_tile < out_cols || (l.grid[1] - 1) * out_tile >= out_cols)
     return "small-M: " + std::to_string(l.grid[1]) + " blocks of " + std::to_string(out_tile) + " columns for " +
            std::to_string(out_cols);

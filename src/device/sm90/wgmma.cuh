@@ -49,7 +49,6 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
   LADDER_WGMMA_CASE(16)
   LADDER_WGMMA_CASE(32)
   LADDER_WGMMA_CASE(64)
-  LADDER_WGMMA_CASE(80)
   LADDER_WGMMA_CASE(96)
   LADDER_WGMMA_CASE(112)
   LADDER_WGMMA_CASE(128)
@@ -59,7 +58,7 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
   LADDER_WGMMA_CASE(224)
   LADDER_WGMMA_CASE(256)
 #undef LADDER_WGMMA_CASE
-  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128 || N == 144 || N == 192 ||
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 96 || N == 112 || N == 128 || N == 144 || N == 192 ||
                     N == 208 || N == 224 || N == 256,
                 "no wgmma wrapper generated for this N");
 }
