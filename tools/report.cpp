@@ -90,9 +90,7 @@ struct ShapeRng {
     return lo + static_cast<int64_t>(x % static_cast<uint64_t>(hi - lo + 1));
   }
 };
-}  // namespace
 
-namespace {
 // Every layer (N×K) at every token count M, M outermost.
 std::vector<Shape> at_tokens(std::initializer_list<int64_t> ms, const std::vector<std::pair<int64_t, int64_t>>& layers) {
   std::vector<Shape> out;
