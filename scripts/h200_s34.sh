@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The thirty-fourth session's device calls (docs/notes.md, "Thirty-fourth session"); other groups run through
+# h200_s33.sh and the earlier scripts (GROUPS_ as there, one at a time).
+#   GROUPS_=tok96  small-M's 96-token tile against its 128-token tile at 320-512 tokens, two rounds, interleaved with
+#                  cuBLAS. On an H100 (s33 call 4) 96 won by up to 22 % where the 128-token tiles leave SMs idle and
+#                  K <= 8192 (384×3072×4096 22.3 against 28.6 µs) and lost at K = 14336 and on two-wave shapes
+#                  (320×4096×14336 99 against 88; 28672×4096; 5120×5120). fitted_tokens keeps 96 to <= 288 tokens from
+#                  s19's H200 data (older kernels): this asks the H200 the same question. Predicted: the H100's
+#                  pattern, 96 ahead where 128's tiles fill under ~3/4 of a wave, behind where they fill one or more.
+set -uo pipefail
+source "$(dirname "$0")/h200_env.sh"
+mkdir -p "$L/csv"
+session_group() {
+  case $1 in
+    tok96)
+      ab tok96 "$(LAYERS="4096x4096 14336x4096 4096x14336 3584x18944 8192x8192 1024x4096 3072x4096 2048x8192 28672x4096 5120x5120 1536x1536" shapes "320 384")" \
+        ";kernel=small_m,tok=96;kernel=small_m,tok=128"
+      ab tok96b "$(LAYERS="4096x4096 3072x4096 2048x8192 1024x8192 2048x4096 3584x3584 6144x4096" shapes "256 448 512")" \
+        ";kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
+    *) GROUPS_=$1 bash "$(dirname "$0")/h200_s33.sh" | grep -v "^== $1" ;;
+  esac
+}
+run_groups
