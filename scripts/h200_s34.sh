@@ -13,10 +13,15 @@ mkdir -p "$L/csv"
 session_group() {
   case $1 in
     tok96)
-      ab tok96 "$(LAYERS="4096x4096 14336x4096 4096x14336 3584x18944 8192x8192 1024x4096 3072x4096 2048x8192 28672x4096 5120x5120 1536x1536" shapes "320 384")" \
+      ab tok96 "$(LAYERS="4096x4096 14336x4096 4096x14336 3584x18944 3584x3584 8192x8192 1024x4096 3072x4096 2048x8192 28672x4096 5120x5120 1536x1536" shapes "320 384")" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=128"
       ab tok96b "$(LAYERS="4096x4096 3072x4096 2048x8192 1024x8192 2048x4096 3584x3584 6144x4096" shapes "256 448 512")" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
+    rule96)
+      # The rule built before the answer (fitted_tokens: four 96-token tiles where they fill <= 7/8 of the SMs): its GPU
+      # test (best's pick in the trace at 384×3072×4096 and 384×4096×14336, forced 96s on ragged shapes, references).
+      T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.FittedTokenTiles*' > "$L/tests-rule96.log" 2>&1
+      grep -E "OK \]|FAILED|Failure" -A3 "$L/tests-rule96.log" | head -8 ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s33.sh" | grep -v "^== $1" ;;
   esac
 }
