@@ -17,6 +17,12 @@ session_group() {
         ";kernel=small_m,tok=96;kernel=small_m,tok=128"
       ab tok96b "$(LAYERS="4096x4096 3072x4096 2048x8192 1024x8192 2048x4096 3584x3584 6144x4096" shapes "256 448 512")" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
+    mid512)
+      # 448-512 tokens: best's pick against the tile kernels it chooses among, and the 96-token tile, two rounds. s32's
+      # call 5 (H200, one pass) had the pick behind a forced kernel at 512×3072×4096 (28.5 against the ping-pong's
+      # 25.8), 512×2048×2048 (12.4 against the narrow ping-pong's 10.5) and 512×1024×2048 (9.2 against deep64's 8.6).
+      ab mid512 "$(LAYERS="3072x4096 2048x2048 1024x2048 2048x4096 1536x4096 3584x3584 4096x4096 1024x4096 2560x2560" shapes "448 512")" \
+        ";kernel=pingpong;kernel=pingpong_narrow;kernel=pingpong_deep;kernel=pingpong_deep64;kernel=small_m,tok=96" ;;
     rule96)
       # The rule built before the answer (fitted_tokens: four 96-token tiles where they fill <= 7/8 of the SMs): its GPU
       # test (best's pick in the trace at 384×3072×4096 and 384×4096×14336, forced 96s on ragged shapes, references).
