@@ -7,6 +7,8 @@
 #                  (320×4096×14336 99 against 88; 28672×4096; 5120×5120). fitted_tokens keeps 96 to <= 288 tokens from
 #                  s19's H200 data (older kernels): this asks the H200 the same question. Predicted: the H100's
 #                  pattern, 96 ahead where 128's tiles fill under ~3/4 of a wave, behind where they fill one or more.
+#                  With cps=1: the 96 tile's ring sized for one CTA an SM (7 stages) where 4·W >= 3/4 of the SMs gets
+#                  it sized for two (3 stages) though 4·W <= 132 CTAs could each have an SM (384×4096×14336: 128).
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 mkdir -p "$L/csv"
@@ -14,7 +16,7 @@ session_group() {
   case $1 in
     tok96)
       ab tok96 "$(LAYERS="4096x4096 14336x4096 4096x14336 3584x18944 3584x3584 8192x8192 1024x4096 3072x4096 2048x8192 28672x4096 5120x5120 1536x1536" shapes "320 384")" \
-        ";kernel=small_m,tok=96;kernel=small_m,tok=128"
+        ";kernel=small_m,tok=96;kernel=small_m,tok=128;kernel=small_m,tok=96,cps=1"
       ab tok96b "$(LAYERS="4096x4096 3072x4096 2048x8192 1024x8192 2048x4096 3584x3584 6144x4096" shapes "256 448 512")" \
         ";kernel=small_m,tok=96;kernel=small_m,tok=128" ;;
     mid512)
