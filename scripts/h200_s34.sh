@@ -25,6 +25,13 @@ session_group() {
       # 25.8), 512×2048×2048 (12.4 against the narrow ping-pong's 10.5) and 512×1024×2048 (9.2 against deep64's 8.6).
       ab mid512 "$(LAYERS="3072x4096 2048x2048 1024x2048 2048x4096 1536x4096 3584x3584 4096x4096 1024x4096 2560x2560" shapes "448 512")" \
         ";kernel=pingpong;kernel=pingpong_narrow;kernel=pingpong_deep;kernel=pingpong_deep64;kernel=small_m,tok=96" ;;
+    under1)
+      # The decode suite's rows under 1.0× at 64-512 tokens (README, 8debbdb), best's pick against small-M's knobs: the
+      # 64×64 tiles' weight multicast (mc=2: each CTA asks L2 for 32 + 64 rows a K-tile against 64 + 64; measured on an
+      # H100 only, s30: faster at 256×1536-2048×4096, slower on the 1024-row layers), one or two warpgroups, the
+      # 96-token tile, one CTA an SM. Two rounds.
+      ab under1 "64x4096x4096,128x4096x4096,128x1024x4096,128x8192x8192,128x4096x14336,256x1024x8192,256x4096x4096,256x1024x4096,512x1024x4096,512x1024x8192,64x1024x8192,128x1024x8192" \
+        ";mc=2;kernel=small_m,wg=1;kernel=small_m,wg=2;kernel=small_m,tok=96;kernel=small_m,cps=1" ;;
     rule96)
       # The rule built before the answer (fitted_tokens: four 96-token tiles where they fill <= 7/8 of the SMs): its GPU
       # test (best's pick in the trace at 384×3072×4096 and 384×4096×14336, forced 96s on ragged shapes, references).
