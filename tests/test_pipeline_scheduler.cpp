@@ -208,8 +208,7 @@ TEST(StreamKScheduler, SplitsOnlyWhenTheIdleTailPaysForTheFixUp) {
 }
 
 // The small-M kernel's token tile above 64 tokens (small_m::fitted_tokens), on the H200's 132 SMs: the tile that
-// leaves the busiest SM the fewest token columns, ties to the wider one; four 96-token tiles only where they fill at
-// most 7/8 of the SMs, 128 beyond.
+// leaves the busiest SM the fewest token columns, ties to the wider one, 128 beyond three 96-token tiles.
 TEST(SmallMTokens, FitsTheTokenTileToTheTokensAndTheSms) {
   struct Case {
     int64_t M, N, K;
@@ -221,10 +220,7 @@ TEST(SmallMTokens, FitsTheTokenTileToTheTokensAndTheSms) {
       {192, 5120, 5120, 64},   // three of 64: 120 tiles fill the SMs without a split
       {288, 4096, 4096, 96},   // three of 96: 96 tiles; 64 would take two waves
       {128, 4096, 4096, 128},  // a tie with 64 (split 4 against split 2): the wider tile
-      {384, 3072, 4096, 96},   // four tiles of 96: 96 tiles, where three of 128 leave 60 SMs idle
-      {384, 3584, 3584, 96},   // 112 tiles of 96: at most 7/8 of the SMs
-      {384, 4096, 14336, 128}, // 128 tiles of 96: more than 7/8 of the SMs
-      {400, 3072, 4096, 128},  // five tiles of 96: beyond four
+      {384, 3584, 3584, 128},  // four tiles of 96 would re-read each weight tile four times
       {640, 9216, 3072, 128},
   };
   for (const Case& c : cases)

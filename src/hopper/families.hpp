@@ -119,8 +119,7 @@ bool grid_fits(const detail::Problem& p);
 // layers (384×3584×18944 125.1 against 108.0, 384×3584×3584 26.6 against 24.2). cuBLAS picks such tiles too (ncu:
 // 128×64 at 192×5120×5120, 96-token tiles at 384×3584×3584 in clusters of four that multicast the weights).
 inline int fitted_tokens(int64_t M, int64_t K, int64_t weight_tiles, int sms) {
-  if (M > 4 * 96) return 128;
-  if (M > 3 * 96) return 8 * 4 * weight_tiles <= 7 * sms ? 96 : 128;
+  if (M > 3 * 96) return 128;
   const int64_t k_tiles = (K + 63) / 64;
   int best_n = 128;
   double best = 0;
