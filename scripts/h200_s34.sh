@@ -33,8 +33,10 @@ session_group() {
       ab under1 "64x4096x4096,128x4096x4096,128x1024x4096,128x8192x8192,128x4096x14336,256x1024x8192,256x4096x4096,256x1024x4096,512x1024x4096,512x1024x8192,64x1024x8192,128x1024x8192" \
         ";mc=2;kernel=small_m,wg=1;kernel=small_m,wg=2;kernel=small_m,tok=96;kernel=small_m,cps=1" ;;
     rule96)
-      # The rule built before the answer (fitted_tokens: four 96-token tiles where they fill <= 7/8 of the SMs): its GPU
-      # test (best's pick in the trace at 384×3072×4096 and 384×4096×14336, forced 96s on ragged shapes, references).
+      # The rule built before the answer (fitted_tokens: four 96-token tiles where they fill <= 7/8 of the SMs; branch
+      # wip/s34-tok96, or dev/2026-12-05-s34/tok96-rule.patch on main: a binary built from it): its GPU test (best's
+      # pick in the trace at 384×3072×4096 and 384×4096×14336, forced 96s on ragged shapes, references). With that
+      # binary, `tok96`'s auto column is the rule's pick.
       T 200 "$B/tests/ladder_tests" --gtest_filter='SmallM.FittedTokenTiles*' > "$L/tests-rule96.log" 2>&1
       grep -E "OK \]|FAILED|Failure" -A3 "$L/tests-rule96.log" | head -8 ;;
     *) GROUPS_=$1 bash "$(dirname "$0")/h200_s33.sh" | grep -v "^== $1" ;;
