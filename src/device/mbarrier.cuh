@@ -51,24 +51,31 @@ __device__ __forceinline__ void mbarrier_arrive_each_cta(uint64_t* bar, int ctas
   for (int r = 0; r < ctas; ++r) mbarrier_arrive_cluster(bar, static_cast<uint32_t>(r));
 }
 
-// Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the
-// debug-build timeout message.
-template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>
-__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase, const char* name) {
+// Spins until done() holds. In debug builds (LADDER_BARRIER_TIMEOUT) a wait past ~5 s at 2 GHz, far beyond any
+// legitimate one, calls report() (a printf naming the wait) and traps instead of hanging the GPU.
+template <bool kTimeout, class Done, class Report>
+__device__ __forceinline__ void spin_until(Done done, Report report) {
   if constexpr (kTimeout) {
     const long long start = clock64();
-    while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
-      if (clock64() - start > (10ll << 30)) {  // ~5 s at 2 GHz: far beyond any legitimate wait
-        printf("ladder: mbarrier '%s' wait (parity %u) timed out in block %d thread %d\n", name, phase, blockIdx.x,
-               threadIdx.x);
+    while (!done()) {
+      if (clock64() - start > (10ll << 30)) {
+        report();
         __trap();
       }
     }
   } else {
-    (void)name;
-    while (!cuda::ptx::mbarrier_try_wait_parity(bar, phase)) {
+    while (!done()) {
     }
   }
+}
+
+// Blocks until the phase with parity `phase` of `bar` has completed. `name` names the barrier in the
+// debug-build timeout message.
+template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>
+__device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase, const char* name) {
+  spin_until<kTimeout>([&] { return cuda::ptx::mbarrier_try_wait_parity(bar, phase); }, [&] {
+    printf("ladder: mbarrier '%s' wait (parity %u) timed out in block %d thread %d\n", name, phase, blockIdx.x, threadIdx.x);
+  });
 }
 
 // Blocks until another CTA sets `*flag` (release) to non-zero, then acquires what it wrote. The same debug-build timeout as
@@ -77,19 +84,9 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t phase, con
 template <bool kTimeout = (LADDER_BARRIER_TIMEOUT != 0)>
 __device__ __forceinline__ void wait_flag_set(int* flag, const char* name, int who) {
   cuda::atomic_ref<int, cuda::thread_scope_device> f(*flag);
-  if constexpr (kTimeout) {
-    const long long start = clock64();
-    while (f.load(cuda::memory_order_acquire) == 0) {
-      if (clock64() - start > (10ll << 30)) {
-        printf("ladder: %s of worker %d never set (block %d thread %d)\n", name, who, blockIdx.x, threadIdx.x);
-        __trap();
-      }
-    }
-  } else {
-    (void)name, (void)who;
-    while (f.load(cuda::memory_order_acquire) == 0) {
-    }
-  }
+  spin_until<kTimeout>([&] { return f.load(cuda::memory_order_acquire) != 0; }, [&] {
+    printf("ladder: %s of worker %d never set (block %d thread %d)\n", name, who, blockIdx.x, threadIdx.x);
+  });
 }
 
 }  // namespace ladder
